@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, builds, and runs every test with CTest (unit tests,
+# compatibility tests on the Java-written fixtures, and integration tests on a PostgreSQL server that
+# the tests start themselves). Exit code 0 only when all pass.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+bash scripts/build.sh
+cd build
+ctest --output-on-failure -j"$(nproc)" --timeout 900

@@ -1,0 +1,37 @@
+// Small string helpers shared by every module: splitting, trimming, joining, case folding, parsing.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tide/base/result.h"
+
+namespace tide {
+
+std::vector<std::string> Split(std::string_view s, char sep);
+std::string_view Trim(std::string_view s);
+std::string ToLower(std::string_view s);
+std::string ToUpper(std::string_view s);
+bool StartsWith(std::string_view s, std::string_view prefix);
+bool EndsWith(std::string_view s, std::string_view suffix);
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+
+template <typename Range>
+std::string Join(const Range& parts, std::string_view sep) {
+  std::string out;
+  bool first = true;
+  for (const auto& p : parts) {
+    if (!first) out.append(sep);
+    first = false;
+    out.append(p);
+  }
+  return out;
+}
+
+// Parses a whole decimal integer; fails (naming `what`) on anything else, including overflow.
+Result<int64_t> ParseInt64(std::string_view s, std::string_view what);
+
+}  // namespace tide

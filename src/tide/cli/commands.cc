@@ -1,0 +1,20 @@
+#include "tide/cli/commands.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "tide/base/logging.h"
+
+namespace tide::cli {
+
+int Main(int argc, char** argv) {
+  CLI::App app{"Tide: PostgreSQL tables kept in step with Apache Paimon lake tables"};
+  app.require_subcommand(1);
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "Log debug detail to stderr");
+  CLI11_PARSE(app, argc, argv);
+  InitLogging(verbose ? LogLevel::kDebug : LogLevel::kWarn);
+  return 0;
+}
+
+}  // namespace tide::cli
