@@ -20,7 +20,8 @@
 #include <variant>
 #include <vector>
 
-#include "tide/postgres/pg_lsn.h"
+#include "tide/postgres/lsn.h"
+#include "tide/postgres/pg_epoch.h"
 
 namespace tide {
 
@@ -84,7 +85,7 @@ struct PgRelationColumn {
 
 // 'B'
 struct PgBegin {
-  PgLsn final_lsn = 0;  // LSN of the commit record: the transaction's position in the stream
+  Lsn final_lsn = 0;  // LSN of the commit record: the transaction's position in the stream
   PgTimestampMicros commit_time = 0;
   PgXid xid = 0;
 };
@@ -92,14 +93,14 @@ struct PgBegin {
 // 'C'
 struct PgCommit {
   uint8_t flags = 0;  // unused (0)
-  PgLsn commit_lsn = 0;
-  PgLsn end_lsn = 0;  // end of the commit record: the position to confirm once applied
+  Lsn commit_lsn = 0;
+  Lsn end_lsn = 0;  // end of the commit record: the position to confirm once applied
   PgTimestampMicros commit_time = 0;
 };
 
 // 'O' — the transaction came from another node (replication origin).
 struct PgOrigin {
-  PgLsn origin_commit_lsn = 0;
+  Lsn origin_commit_lsn = 0;
   std::string name;
 };
 
@@ -171,7 +172,7 @@ struct PgTruncate {
 struct PgLogicalMessage {
   std::optional<PgXid> stream_xid;
   bool transactional = false;
-  PgLsn lsn = 0;
+  Lsn lsn = 0;
   std::string prefix;
   std::string content;  // arbitrary bytes
 };
@@ -189,8 +190,8 @@ struct PgStreamStop {};
 struct PgStreamCommit {
   PgXid xid = 0;
   uint8_t flags = 0;
-  PgLsn commit_lsn = 0;
-  PgLsn end_lsn = 0;
+  Lsn commit_lsn = 0;
+  Lsn end_lsn = 0;
   PgTimestampMicros commit_time = 0;
 };
 
@@ -199,15 +200,15 @@ struct PgStreamCommit {
 struct PgStreamAbort {
   PgXid xid = 0;
   PgXid subtransaction_xid = 0;
-  std::optional<PgLsn> abort_lsn;
+  std::optional<Lsn> abort_lsn;
   std::optional<PgTimestampMicros> abort_time;
 };
 
 // Two-phase commit (protocol ≥ 3, two_phase 'on'). Decoded so that the consumer can refuse them by name.
 // 'b'
 struct PgBeginPrepare {
-  PgLsn prepare_lsn = 0;
-  PgLsn end_lsn = 0;
+  Lsn prepare_lsn = 0;
+  Lsn end_lsn = 0;
   PgTimestampMicros prepare_time = 0;
   PgXid xid = 0;
   std::string gid;
@@ -215,8 +216,8 @@ struct PgBeginPrepare {
 // 'P'
 struct PgPrepare {
   uint8_t flags = 0;
-  PgLsn prepare_lsn = 0;
-  PgLsn end_lsn = 0;
+  Lsn prepare_lsn = 0;
+  Lsn end_lsn = 0;
   PgTimestampMicros prepare_time = 0;
   PgXid xid = 0;
   std::string gid;
@@ -224,8 +225,8 @@ struct PgPrepare {
 // 'K'
 struct PgCommitPrepared {
   uint8_t flags = 0;
-  PgLsn commit_lsn = 0;
-  PgLsn end_lsn = 0;
+  Lsn commit_lsn = 0;
+  Lsn end_lsn = 0;
   PgTimestampMicros commit_time = 0;
   PgXid xid = 0;
   std::string gid;
@@ -233,8 +234,8 @@ struct PgCommitPrepared {
 // 'r'
 struct PgRollbackPrepared {
   uint8_t flags = 0;
-  PgLsn prepare_end_lsn = 0;
-  PgLsn rollback_end_lsn = 0;
+  Lsn prepare_end_lsn = 0;
+  Lsn rollback_end_lsn = 0;
   PgTimestampMicros prepare_time = 0;
   PgTimestampMicros rollback_time = 0;
   PgXid xid = 0;
@@ -243,8 +244,8 @@ struct PgRollbackPrepared {
 // 'p'
 struct PgStreamPrepare {
   uint8_t flags = 0;
-  PgLsn prepare_lsn = 0;
-  PgLsn end_lsn = 0;
+  Lsn prepare_lsn = 0;
+  Lsn end_lsn = 0;
   PgTimestampMicros prepare_time = 0;
   PgXid xid = 0;
   std::string gid;

@@ -15,15 +15,16 @@
 #include <variant>
 
 #include "tide/base/result.h"
-#include "tide/postgres/pg_lsn.h"
+#include "tide/postgres/lsn.h"
+#include "tide/postgres/pg_epoch.h"
 
 namespace tide {
 
 // 'w'. `payload` points into the buffer given to DecodeReplicationCopyData (for a libpq stream, the
 // PQgetCopyData buffer): it is valid only as long as that buffer is.
 struct PgXLogData {
-  PgLsn wal_start = 0;              // WAL position of the start of this message's data
-  PgLsn wal_end = 0;                // current end of WAL on the server
+  Lsn wal_start = 0;              // WAL position of the start of this message's data
+  Lsn wal_end = 0;                // current end of WAL on the server
   PgTimestampMicros send_time = 0;  // server clock when sent
   std::string_view payload;         // exactly one pgoutput message
 };
@@ -31,7 +32,7 @@ struct PgXLogData {
 // 'k'. When `reply_requested` is set the client must send a status update at once, or the server
 // disconnects it after wal_sender_timeout.
 struct PgPrimaryKeepalive {
-  PgLsn wal_end = 0;
+  Lsn wal_end = 0;
   PgTimestampMicros send_time = 0;
   bool reply_requested = false;
 };
@@ -45,9 +46,9 @@ Result<PgReplicationCopyMessage> DecodeReplicationCopyData(std::string_view data
 // 'r'. For a logical slot, `flush_lsn` is what advances the slot's confirmed_flush_lsn: it must never
 // pass what is durably committed downstream.
 struct PgStandbyStatusUpdate {
-  PgLsn write_lsn = 0;  // last WAL byte + 1 received
-  PgLsn flush_lsn = 0;  // last WAL byte + 1 durably processed
-  PgLsn apply_lsn = 0;  // last WAL byte + 1 applied
+  Lsn write_lsn = 0;  // last WAL byte + 1 received
+  Lsn flush_lsn = 0;  // last WAL byte + 1 durably processed
+  Lsn apply_lsn = 0;  // last WAL byte + 1 applied
   PgTimestampMicros client_time = 0;
   bool reply_requested = false;  // ask the server to answer with a keepalive at once
 };
