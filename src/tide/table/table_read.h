@@ -1,0 +1,48 @@
+// ReadOptions and TableReader: what a reader of one Paimon table asks for, and the row stream it gets.
+//
+// A TableReader yields the rows of one snapshot of one table, already merged (primary-key tables:
+// merge engine applied, deletes removed; deletion vectors applied), mapped to the schema that snapshot
+// was committed with, projected to the requested columns. Rows come in batches. Thread-safety: a
+// TableReader is used by one thread at a time; separate readers of one table may run in parallel.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tide/base/result.h"
+#include "tide/types/datum.h"
+#include "tide/types/table_schema.h"
+
+namespace tide {
+
+// Which snapshot to read. At most one of the selectors may be set; none means the latest snapshot.
+struct SnapshotSelector {
+  std::optional<int64_t> snapshot_id;
+  std::optional<int64_t> timestamp_ms;  // the latest snapshot committed at or before this time
+  std::optional<std::string> tag;
+
+  bool IsLatest() const { return !snapshot_id && !timestamp_ms && !tag; }
+  std::string ToString() const;
+};
+
+struct ReadOptions {
+  SnapshotSelector snapshot;
+  // Indices into the read schema's fields to return, in this order. Empty means all fields.
+  std::vector<int> projection;
+  bool all_columns = true;  // false with an empty projection reads no columns (row counts only)
+};
+
+class TableReader {
+ public:
+  virtual ~TableReader() = default;
+  // The fields of the rows this reader returns (the projection of the read schema).
+  virtual const std::vector<DataField>& fields() const = 0;
+  // Appends up to `max_rows` rows to `out`; returns false once the reader is exhausted (and appends
+  // nothing then).
+  virtual Result<bool> NextBatch(size_t max_rows, std::vector<Row>* out) = 0;
+};
+
+}  // namespace tide
