@@ -6,7 +6,9 @@
 // - Every field holds exactly what the wire carried; nothing is interpreted beyond the layout (column
 //   values stay raw text or binary bytes; PgValueDecoder turns them into typed values).
 // - `stream_xid` is set exactly when the message arrived inside a streamed-transaction block (between
-//   Stream Start and Stream Stop, protocol ≥ 2), where PostgreSQL prefixes data messages with the xid.
+//   Stream Start and Stream Stop, protocol ≥ 2), where PostgreSQL prefixes data messages with an xid.
+//   That xid is the (sub)transaction that made the change: a subtransaction's own xid, not necessarily
+//   the top-level xid of the Stream Start — which is what a Stream Abort of a subtransaction refers to.
 // - In an old tuple of kind kKey, columns that are not part of the replica identity are kAbsent, never
 //   kNull: the server does not send them, it does not say they are NULL.
 // - kUnchangedToast means "the value did not change and was not sent" and must never be read as NULL.
