@@ -115,7 +115,8 @@ std::string SqlState(const PGresult* result) {
   return state ? state : "";
 }
 
-Result<std::unique_ptr<PgConnection>> PgConnection::Connect(std::string_view conninfo, PgSessionKind kind) {
+Result<std::unique_ptr<PgConnection>> PgConnection::Connect(std::string_view conninfo, PgSessionKind kind,
+                                                            std::string_view session_options) {
   TIDE_RETURN_IF_ERROR(ParseOptions(conninfo).status());
   std::string redacted = RedactConnInfo(conninfo);
   std::string dbname(conninfo);
@@ -126,6 +127,14 @@ Result<std::unique_ptr<PgConnection>> PgConnection::Connect(std::string_view con
   if (kind == PgSessionKind::kReplication) {
     keys.push_back("replication");
     values.push_back("database");
+  }
+  std::string options;
+  if (!session_options.empty()) {
+    options = ConnInfoValue(conninfo, "options").value_or("");
+    if (!options.empty()) options += ' ';
+    options += session_options;
+    keys.push_back("options");
+    values.push_back(options.c_str());
   }
   keys.push_back(nullptr);
   values.push_back(nullptr);

@@ -75,8 +75,10 @@ class PgConnection {
  public:
   // Connects with `conninfo` (key=value or a postgresql:// URI). Fails with Unavailable when the server
   // cannot be reached or refuses the login, InvalidArgument when the conninfo does not parse.
+  // `session_options` (e.g. "-c DateStyle=ISO") are appended to the conninfo's own `options`.
   static Result<std::unique_ptr<PgConnection>> Connect(std::string_view conninfo,
-                                                       PgSessionKind kind = PgSessionKind::kSql);
+                                                       PgSessionKind kind = PgSessionKind::kSql,
+                                                       std::string_view session_options = {});
   ~PgConnection();
   PgConnection(const PgConnection&) = delete;
   PgConnection& operator=(const PgConnection&) = delete;
