@@ -110,6 +110,9 @@ struct PgTypeInfo {
   PgOid base_oid = 0;          // for a domain: typbasetype, else 0
   int32_t base_type_modifier = -1;  // for a domain: typtypmod (e.g. numeric(10,2)), else -1
   bool builtin = false;
+  // Kind, element, base and typmod come from the built-in table or pg_type; false when learnt only from a
+  // Type message (then a domain's typmod and an enum's or array's nature are not known).
+  bool complete = false;
 
   bool is_array() const { return element_oid != 0; }
 };
@@ -149,7 +152,8 @@ class PgTypeRegistry {
   Status AddFromCatalogRow(std::span<const std::string> fields);
 
   // The column OIDs of `relation` (and their array elements and domain bases) that the registry does
-  // not know in full (unknown or kUnknown): what to look up with PgTypeCatalogQuery.
+  // not know completely (unknown, or learnt only from a Type message): what to look up with
+  // PgTypeCatalogQuery.
   std::vector<PgOid> UnresolvedTypeOids(const PgRelation& relation) const;
 
  private:
