@@ -1,0 +1,357 @@
+#include "tide/postgres/change_stream.h"
+
+#include <algorithm>
+
+#include "tide/base/logging.h"
+
+namespace tide {
+namespace {
+
+bool SameDescription(const SourceRelation& a, const PgRelation& b) {
+  std::string ns = b.namespace_name.empty() ? "pg_catalog" : b.namespace_name;
+  return a.table.schema == ns && a.table.name == b.name && a.replica_identity == b.replica_identity &&
+         a.columns == b.columns;
+}
+
+}  // namespace
+
+std::string_view RowKindShortString(RowKind kind) {
+  switch (kind) {
+    case RowKind::kInsert: return "+I";
+    case RowKind::kUpdateBefore: return "-U";
+    case RowKind::kUpdateAfter: return "+U";
+    case RowKind::kDelete: return "-D";
+  }
+  return "?";
+}
+
+int SourceRelation::ColumnIndex(std::string_view name) const {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+ChangeStream::ChangeStream(ChangeStreamOptions options)
+    : options_(std::move(options)), assembler_(options_.assembler) {
+  last_commit_lsn_ = options_.skip_through_commit_lsn;
+}
+
+ChangeStream::~ChangeStream() = default;
+
+Result<std::unique_ptr<ChangeStream>> ChangeStream::Start(ChangeStreamOptions options) {
+  std::unique_ptr<ChangeStream> stream(new ChangeStream(std::move(options)));
+  TIDE_ASSIGN_OR_RETURN(stream->replication_, ReplicationStream::Start(stream->options_.replication));
+  stream->decoder_ = PgOutputDecoder(PgOutputDecoderOptions{stream->replication_->proto_version(), false});
+  return stream;
+}
+
+Result<std::unique_ptr<ChangeStream>> ChangeStream::Adopt(std::unique_ptr<PgConnection> conn,
+                                                          ChangeStreamOptions options) {
+  std::unique_ptr<ChangeStream> stream(new ChangeStream(std::move(options)));
+  TIDE_ASSIGN_OR_RETURN(stream->replication_,
+                        ReplicationStream::Adopt(std::move(conn), stream->options_.replication));
+  stream->decoder_ = PgOutputDecoder(PgOutputDecoderOptions{stream->replication_->proto_version(), false});
+  return stream;
+}
+
+SourceRelationPtr ChangeStream::FindRelation(PgOid oid) const {
+  auto it = current_.find(oid);
+  return it == current_.end() ? nullptr : versions_[it->second];
+}
+
+void ChangeStream::Acknowledge(Lsn end_lsn) {
+  acknowledged_ = std::max(acknowledged_, end_lsn);
+  replication_->Acknowledge(end_lsn);
+  UpdateInFlight();
+}
+
+void ChangeStream::UpdateInFlight() {
+  bool in_flight = assembler_.has_open_transactions() || replaying_ != nullptr || delivered_end_lsn_ > acknowledged_;
+  replication_->SetInFlight(in_flight);
+}
+
+Status ChangeStream::ResolveTypes(const PgRelation& relation) {
+  std::vector<PgOid> unknown = types_.UnresolvedTypeOids(relation);
+  if (unknown.empty()) return Status::OK();
+  if (!catalog_conn_ || !catalog_conn_->ok()) {
+    TIDE_ASSIGN_OR_RETURN(catalog_conn_, PgConnection::Connect(options_.replication.conninfo, PgSessionKind::kSql));
+  }
+  TIDE_ASSIGN_OR_RETURN(PgResult rows, catalog_conn_->Query(PgTypeCatalogQuery(unknown)));
+  for (int r = 0; r < rows.rows(); ++r) {
+    std::vector<std::string> fields;
+    for (int c = 0; c < rows.columns(); ++c) fields.emplace_back(rows.Value(r, c));
+    TIDE_RETURN_IF_ERROR(types_.AddFromCatalogRow(fields));
+  }
+  return Status::OK();
+}
+
+uint32_t ChangeStream::VersionFor(PgOid oid, std::optional<PgXid> top_xid) const {
+  if (top_xid) {
+    auto s = stream_current_.find(*top_xid);
+    if (s != stream_current_.end()) {
+      auto it = s->second.find(oid);
+      if (it != s->second.end()) return it->second;
+    }
+  }
+  auto it = current_.find(oid);
+  return it == current_.end() ? TxnItem::kNoRelationVersion : it->second;
+}
+
+Result<uint32_t> ChangeStream::OnRelation(const PgRelation& relation, std::optional<PgXid> top_xid,
+                                          uint32_t* previous) {
+  *previous = VersionFor(relation.oid, top_xid);
+  if (*previous != TxnItem::kNoRelationVersion && SameDescription(*versions_[*previous], relation)) {
+    return *previous;  // a resend of what we know
+  }
+  TIDE_RETURN_IF_ERROR(ResolveTypes(relation));
+  TIDE_ASSIGN_OR_RETURN(PgRowDecoder row_decoder, PgRowDecoder::Create(relation, types_, options_.type_mapping));
+  auto rel = std::make_shared<SourceRelation>();
+  rel->oid = relation.oid;
+  rel->table = PgTableName{relation.namespace_name.empty() ? "pg_catalog" : relation.namespace_name, relation.name};
+  rel->replica_identity = relation.replica_identity;
+  rel->columns = relation.columns;
+  rel->fields = row_decoder.fields();
+  for (size_t i = 0; i < relation.columns.size(); ++i) {
+    if (relation.columns[i].is_key) rel->key_columns.push_back(static_cast<int>(i));
+  }
+  rel->version = static_cast<uint32_t>(versions_.size());
+  rel->decoder = std::make_shared<const PgRowDecoder>(std::move(row_decoder));
+  versions_.push_back(rel);
+  if (top_xid) {
+    stream_current_[*top_xid][relation.oid] = rel->version;
+  } else {
+    current_[relation.oid] = rel->version;
+  }
+  return rel->version;
+}
+
+void ChangeStream::OnTransactionEnd(PgXid top_xid, bool committed) {
+  auto it = stream_current_.find(top_xid);
+  if (it == stream_current_.end()) return;
+  // The descriptions a committed streamed transaction saw are now the current ones.
+  if (committed) {
+    for (const auto& [oid, version] : it->second) current_[oid] = version;
+  }
+  stream_current_.erase(it);
+}
+
+Status ChangeStream::HandleMessage(PgOutputMessage message, bool* produced_lone_event) {
+  std::optional<PgXid> top_xid;
+  if (decoder_.in_stream_block()) top_xid = decoder_.stream_xid();
+  auto add = [&](TxnItem item, std::optional<PgXid> subxid) -> Status {
+    item.subxid = subxid.value_or(0);
+    return assembler_.Add(std::move(item), top_xid);
+  };
+  auto check_known = [&](PgOid oid, uint32_t version) -> Status {
+    if (version == TxnItem::kNoRelationVersion) {
+      return Status::Corruption("pgoutput: a change for relation OID {} before its Relation message", oid);
+    }
+    return Status::OK();
+  };
+  return std::visit(
+      [&](auto& m) -> Status {
+        using T = std::decay_t<decltype(m)>;
+        if constexpr (std::is_same_v<T, PgBegin>) {
+          return assembler_.Begin(m);
+        } else if constexpr (std::is_same_v<T, PgCommit>) {
+          TIDE_ASSIGN_OR_RETURN(replaying_, assembler_.Commit(m));
+          if (m.commit_lsn <= last_commit_lsn_) {
+            ++stats_.skipped_transactions;
+            replaying_.reset();
+          }
+          begin_sent_ = false;
+          return Status::OK();
+        } else if constexpr (std::is_same_v<T, PgOrigin>) {
+          assembler_.SetOrigin(m, top_xid);
+          return Status::OK();
+        } else if constexpr (std::is_same_v<T, PgRelation>) {
+          uint32_t previous = TxnItem::kNoRelationVersion;
+          TIDE_ASSIGN_OR_RETURN(uint32_t version, OnRelation(m, top_xid, &previous));
+          if (version == previous) return Status::OK();
+          TxnItem item;
+          item.relation_versions = {previous, version};
+          item.body = TxnItem::RelationMarker{};
+          return add(std::move(item), m.stream_xid);
+        } else if constexpr (std::is_same_v<T, PgTypeMessage>) {
+          types_.AddFromTypeMessage(m);
+          return Status::OK();
+        } else if constexpr (std::is_same_v<T, PgInsert> || std::is_same_v<T, PgUpdate> ||
+                             std::is_same_v<T, PgDelete>) {
+          uint32_t version = VersionFor(m.relation_oid, top_xid);
+          TIDE_RETURN_IF_ERROR(check_known(m.relation_oid, version));
+          TxnItem item;
+          item.relation_versions = {version};
+          auto subxid = m.stream_xid;
+          item.body = std::move(m);
+          return add(std::move(item), subxid);
+        } else if constexpr (std::is_same_v<T, PgTruncate>) {
+          TxnItem item;
+          for (PgOid oid : m.relation_oids) {
+            uint32_t version = VersionFor(oid, top_xid);
+            TIDE_RETURN_IF_ERROR(check_known(oid, version));
+            item.relation_versions.push_back(version);
+          }
+          auto subxid = m.stream_xid;
+          item.body = std::move(m);
+          return add(std::move(item), subxid);
+        } else if constexpr (std::is_same_v<T, PgLogicalMessage>) {
+          if (!m.transactional) {
+            lone_event_ = LogicalMessage{false, m.lsn, std::move(m.prefix), std::move(m.content)};
+            *produced_lone_event = true;
+            return Status::OK();
+          }
+          TxnItem item;
+          auto subxid = m.stream_xid;
+          item.body = std::move(m);
+          return add(std::move(item), subxid);
+        } else if constexpr (std::is_same_v<T, PgStreamStart> || std::is_same_v<T, PgStreamStop>) {
+          return Status::OK();  // the decoder tracks the block
+        } else if constexpr (std::is_same_v<T, PgStreamCommit>) {
+          TIDE_ASSIGN_OR_RETURN(replaying_, assembler_.StreamCommit(m));
+          OnTransactionEnd(m.xid, true);
+          if (m.commit_lsn <= last_commit_lsn_) {
+            ++stats_.skipped_transactions;
+            replaying_.reset();
+          }
+          begin_sent_ = false;
+          return Status::OK();
+        } else if constexpr (std::is_same_v<T, PgStreamAbort>) {
+          assembler_.StreamAbort(m);
+          if (m.subtransaction_xid == m.xid) OnTransactionEnd(m.xid, false);
+          return Status::OK();
+        } else {
+          return Status::NotSupported("pgoutput: two-phase commit message {} arrived, but Tide does not request "
+                                      "two_phase; is the slot created with two_phase enabled?",
+                                      PgOutputMessageName(PgOutputMessage(m)));
+        }
+      },
+      message);
+}
+
+Result<ChangeEvent> ChangeStream::Convert(TxnItem item) {
+  auto relation = [&](uint32_t version) -> Result<SourceRelationPtr> {
+    if (version >= versions_.size()) return Status::Internal("unknown relation version {}", version);
+    return versions_[version];
+  };
+  return std::visit(
+      [&](auto& m) -> Result<ChangeEvent> {
+        using T = std::decay_t<decltype(m)>;
+        if constexpr (std::is_same_v<T, TxnItem::RelationMarker>) {
+          SchemaChange change;
+          if (item.relation_versions[0] != TxnItem::kNoRelationVersion) {
+            TIDE_ASSIGN_OR_RETURN(change.previous, relation(item.relation_versions[0]));
+          }
+          TIDE_ASSIGN_OR_RETURN(change.current, relation(item.relation_versions[1]));
+          return ChangeEvent(std::move(change));
+        } else if constexpr (std::is_same_v<T, PgTruncate>) {
+          TruncateTables truncate;
+          truncate.cascade = m.cascade;
+          truncate.restart_identity = m.restart_identity;
+          for (uint32_t v : item.relation_versions) {
+            TIDE_ASSIGN_OR_RETURN(auto rel, relation(v));
+            truncate.relations.push_back(std::move(rel));
+          }
+          return ChangeEvent(std::move(truncate));
+        } else if constexpr (std::is_same_v<T, PgLogicalMessage>) {
+          return ChangeEvent(LogicalMessage{m.transactional, m.lsn, std::move(m.prefix), std::move(m.content)});
+        } else {
+          RowChange change;
+          TIDE_ASSIGN_OR_RETURN(change.relation, relation(item.relation_versions.at(0)));
+          const PgRowDecoder& decoder = *change.relation->decoder;
+          std::vector<bool> missing;
+          auto list = [](const std::vector<bool>& flags, std::vector<int>* out) {
+            for (size_t i = 0; i < flags.size(); ++i) {
+              if (flags[i]) out->push_back(static_cast<int>(i));
+            }
+          };
+          if constexpr (std::is_same_v<T, PgInsert>) {
+            change.kind = ChangeKind::kInsert;
+            TIDE_RETURN_IF_ERROR(decoder.Decode(m.new_tuple, &change.new_row, &missing));
+          } else if constexpr (std::is_same_v<T, PgUpdate>) {
+            change.kind = ChangeKind::kUpdate;
+            change.old_kind = m.old_kind;
+            TIDE_RETURN_IF_ERROR(decoder.Decode(m.new_tuple, &change.new_row, &missing));
+            if (m.old_kind != PgOldTupleKind::kNone) {
+              std::vector<bool> old_missing;
+              TIDE_RETURN_IF_ERROR(decoder.Decode(m.old_tuple, &change.old_row, &old_missing));
+              list(old_missing, &change.old_absent);
+              if (m.old_kind == PgOldTupleKind::kFull) {
+                // REPLICA IDENTITY FULL: the old image holds the real (detoasted) value of every column,
+                // so an unchanged TOASTed value is known.
+                for (size_t i = 0; i < missing.size(); ++i) {
+                  if (missing[i] && i < old_missing.size() && !old_missing[i]) {
+                    change.new_row[i] = change.old_row[i];
+                    missing[i] = false;
+                  }
+                }
+              }
+            }
+            list(missing, &change.unchanged_columns);
+          } else {
+            change.kind = ChangeKind::kDelete;
+            change.old_kind = m.old_kind;
+            std::vector<bool> old_missing;
+            TIDE_RETURN_IF_ERROR(decoder.Decode(m.old_tuple, &change.old_row, &old_missing));
+            list(old_missing, &change.old_absent);
+          }
+          return ChangeEvent(std::move(change));
+        }
+      },
+      item.body);
+}
+
+Result<std::optional<ChangeEvent>> ChangeStream::Next(std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    if (lone_event_) {
+      ChangeEvent event = std::move(*lone_event_);
+      lone_event_.reset();
+      return std::optional<ChangeEvent>(std::move(event));
+    }
+    if (replaying_) {
+      if (!begin_sent_) {
+        begin_sent_ = true;
+        txn_changes_ = 0;
+        return std::optional<ChangeEvent>(BeginTransaction{replaying_->info()});
+      }
+      TIDE_ASSIGN_OR_RETURN(auto item, replaying_->Next());
+      if (item) {
+        TIDE_ASSIGN_OR_RETURN(ChangeEvent event, Convert(std::move(*item)));
+        if (std::holds_alternative<RowChange>(event)) {
+          ++txn_changes_;
+          ++stats_.changes;
+        }
+        return std::optional<ChangeEvent>(std::move(event));
+      }
+      CommitTransaction commit{replaying_->info(), txn_changes_};
+      last_commit_lsn_ = commit.txn.commit_lsn;
+      delivered_end_lsn_ = std::max(delivered_end_lsn_, commit.txn.end_lsn);
+      ++stats_.transactions;
+      replaying_.reset();
+      UpdateInFlight();
+      return std::optional<ChangeEvent>(std::move(commit));
+    }
+    auto now = std::chrono::steady_clock::now();
+    auto left = now >= deadline ? std::chrono::milliseconds(0)
+                                : std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
+    TIDE_ASSIGN_OR_RETURN(auto event, replication_->Next(left));
+    if (!event) return std::optional<ChangeEvent>();
+    if (event->kind == ReplicationEvent::Kind::kReconnected) {
+      // The server starts over from the acknowledged position: partial transactions come again whole.
+      decoder_.Reset();
+      assembler_.Reset();
+      stream_current_.clear();
+      UpdateInFlight();
+      continue;
+    }
+    ++stats_.messages;
+    stats_.bytes += event->data.payload.size();
+    TIDE_ASSIGN_OR_RETURN(PgOutputMessage message, decoder_.Decode(event->data.payload));
+    bool lone = false;
+    TIDE_RETURN_IF_ERROR(HandleMessage(std::move(message), &lone));
+    UpdateInFlight();
+  }
+}
+
+}  // namespace tide

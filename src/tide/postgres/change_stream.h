@@ -1,0 +1,106 @@
+// ChangeStream: the PostgreSQL change source the sync reads — a ReplicationStream, the pgoutput
+// decoder, the type registry and a TransactionAssembler put together to yield ChangeEvents (change.h):
+// whole committed transactions, in commit order, with typed rows.
+//
+// No repeats: after a reconnect PostgreSQL resends every transaction that commits after the
+// acknowledged position; those whose commit LSN is at or below the last one this stream delivered (or
+// `skip_through_commit_lsn`) are dropped. No gap: nothing is acknowledged to PostgreSQL beyond what the
+// caller passed to Acknowledge() (see ReplicationStream for the idle-keepalive rule; the stream tells
+// it what is in flight).
+//
+// Unknown column types (enums, domains, extension types) are looked up in pg_type over a separate
+// regular SQL session, opened on first need.
+//
+// Thread-safety: one thread calls everything except RequestStop() (any thread).
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "tide/base/result.h"
+#include "tide/postgres/change.h"
+#include "tide/postgres/pg_connection.h"
+#include "tide/postgres/pg_type.h"
+#include "tide/postgres/pgoutput_decoder.h"
+#include "tide/postgres/replication_stream.h"
+#include "tide/postgres/transaction_assembler.h"
+
+namespace tide {
+
+struct ChangeStreamOptions {
+  ReplicationStreamOptions replication;
+  TransactionAssemblerOptions assembler;
+  // Transactions with a commit LSN at or below this were consumed before (e.g. by the previous run):
+  // they are dropped if the server sends them again.
+  Lsn skip_through_commit_lsn = kInvalidLsn;
+  PgTypeMappingOptions type_mapping;
+};
+
+struct ChangeStreamStats {
+  uint64_t transactions = 0;          // delivered (Begin..Commit emitted)
+  uint64_t changes = 0;               // RowChange events delivered
+  uint64_t skipped_transactions = 0;  // resent after a reconnect and dropped
+  uint64_t messages = 0;              // pgoutput messages decoded
+  uint64_t bytes = 0;                 // pgoutput payload bytes
+};
+
+class ChangeStream {
+ public:
+  static Result<std::unique_ptr<ChangeStream>> Start(ChangeStreamOptions options);
+  // Streams on the caller's replication connection (a temporary slot created on it); cannot reconnect.
+  static Result<std::unique_ptr<ChangeStream>> Adopt(std::unique_ptr<PgConnection> conn, ChangeStreamOptions options);
+  ~ChangeStream();
+
+  // The next event, waiting up to `timeout` for the server (nullopt when nothing completed in time).
+  Result<std::optional<ChangeEvent>> Next(std::chrono::milliseconds timeout);
+
+  // Everything up to `end_lsn` (a delivered transaction's end LSN) is durable downstream.
+  void Acknowledge(Lsn end_lsn);
+  // Sends a status update now (e.g. right after an Acknowledge at shutdown).
+  Status Flush() { return replication_->SendStatus(false); }
+  void RequestStop() { replication_->RequestStop(); }
+  Status Close() { return replication_->Close(); }
+
+  ReplicationStream& replication() { return *replication_; }
+  const TransactionAssembler& assembler() const { return assembler_; }
+  const ChangeStreamStats& stats() const { return stats_; }
+  Lsn last_commit_lsn() const { return last_commit_lsn_; }
+  // The current description of a relation, nullptr if not seen yet.
+  SourceRelationPtr FindRelation(PgOid oid) const;
+
+ private:
+  explicit ChangeStream(ChangeStreamOptions options);
+  Status HandleMessage(PgOutputMessage message, bool* produced_lone_event);
+  Result<uint32_t> OnRelation(const PgRelation& relation, std::optional<PgXid> top_xid, uint32_t* previous);
+  Status ResolveTypes(const PgRelation& relation);
+  uint32_t VersionFor(PgOid oid, std::optional<PgXid> top_xid) const;
+  Result<ChangeEvent> Convert(TxnItem item);
+  void UpdateInFlight();
+  void OnTransactionEnd(PgXid top_xid, bool committed);
+
+  ChangeStreamOptions options_;
+  std::unique_ptr<ReplicationStream> replication_;
+  PgOutputDecoder decoder_;
+  PgTypeRegistry types_;
+  std::unique_ptr<PgConnection> catalog_conn_;  // for pg_type lookups
+  TransactionAssembler assembler_;
+
+  std::vector<SourceRelationPtr> versions_;             // by version number
+  std::unordered_map<PgOid, uint32_t> current_;         // outside streamed transactions
+  std::map<PgXid, std::unordered_map<PgOid, uint32_t>> stream_current_;  // inside a streamed transaction
+
+  std::unique_ptr<AssembledTransaction> replaying_;
+  bool begin_sent_ = false;
+  uint64_t txn_changes_ = 0;
+  std::optional<ChangeEvent> lone_event_;
+  Lsn last_commit_lsn_ = kInvalidLsn;
+  Lsn delivered_end_lsn_ = kInvalidLsn;
+  Lsn acknowledged_ = kInvalidLsn;
+  ChangeStreamStats stats_;
+};
+
+}  // namespace tide
