@@ -1,0 +1,334 @@
+#include "tide/postgres/snapshot_copy.h"
+
+#include <libpq-fe.h>
+
+#include <algorithm>
+
+#include "tide/base/logging.h"
+#include "tide/base/strings.h"
+#include "tide/postgres/pg_connection.h"
+#include "tide/postgres/pg_type.h"
+#include "tide/postgres/pg_value_decoder.h"
+
+namespace tide {
+namespace {
+
+std::string Literal(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
+
+std::string QuoteIdent(std::string_view ident) {
+  std::string out = "\"";
+  for (char c : ident) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+Status ImportSnapshot(PgConnection& conn, const std::string& snapshot) {
+  TIDE_RETURN_IF_ERROR(conn.Execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
+  Status st = conn.Execute("SET TRANSACTION SNAPSHOT " + Literal(snapshot));
+  if (!st.ok()) {
+    return Status(st.code(),
+                  fmt::format("cannot import snapshot {}: {} (an exported snapshot lives only while the replication "
+                              "connection that created the slot stays idle; import it before streaming starts)",
+                              snapshot, st.message()));
+  }
+  return Status::OK();
+}
+
+struct Leaf {
+  std::string quoted;  // "schema"."name"
+  int64_t pages = 0;
+};
+
+// One table's plan: its description and the relations to read (itself, or its leaf partitions).
+struct TablePlan {
+  std::shared_ptr<SourceRelation> relation;
+  std::vector<Leaf> leaves;
+  std::vector<bool> text_columns;  // selected as col::text and decoded from text
+  std::string select_list;
+};
+
+Result<TablePlan> PlanTable(PgConnection& conn, const PgTableName& table, PgTypeRegistry* types) {
+  TablePlan plan;
+  std::string regclass = Literal(table.Quoted()) + "::regclass";
+  TIDE_ASSIGN_OR_RETURN(PgResult cls, conn.Query("SELECT c.oid, c.relkind, c.relreplident FROM pg_class c WHERE c.oid = " +
+                                                 regclass));
+  if (cls.rows() != 1) return Status::NotFound("table {} does not exist", table.ToString());
+  PgRelation rel;
+  rel.oid = static_cast<PgOid>(std::stoul(std::string(cls.Value(0, 0))));
+  rel.namespace_name = table.schema;
+  rel.name = table.name;
+  rel.replica_identity = static_cast<PgReplicaIdentity>(cls.Value(0, 2).empty() ? 'd' : cls.Value(0, 2)[0]);
+  char relkind = cls.Value(0, 1).empty() ? 'r' : cls.Value(0, 1)[0];
+  // Columns in attnum order; generated columns are not replicated by pgoutput, so not copied either.
+  TIDE_ASSIGN_OR_RETURN(
+      PgResult cols,
+      conn.Query("SELECT a.attname, a.atttypid, a.atttypmod, coalesce(a.attnum = ANY(i.indkey), false) "
+                 "FROM pg_attribute a LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary "
+                 "WHERE a.attrelid = " + regclass +
+                 " AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' ORDER BY a.attnum"));
+  for (int r = 0; r < cols.rows(); ++r) {
+    PgRelationColumn col;
+    col.name = std::string(cols.Value(r, 0));
+    col.type_oid = static_cast<PgOid>(std::stoul(std::string(cols.Value(r, 1))));
+    col.type_modifier = std::stoi(std::string(cols.Value(r, 2)));
+    col.is_key = cols.Value(r, 3) == "t";
+    rel.columns.push_back(std::move(col));
+  }
+  if (rel.columns.empty()) return Status::InvalidArgument("table {} has no columns to copy", table.ToString());
+  std::vector<PgOid> unknown = types->UnresolvedTypeOids(rel);
+  if (!unknown.empty()) {
+    TIDE_ASSIGN_OR_RETURN(PgResult rows, conn.Query(PgTypeCatalogQuery(unknown)));
+    for (int r = 0; r < rows.rows(); ++r) {
+      std::vector<std::string> fields;
+      for (int c = 0; c < rows.columns(); ++c) fields.emplace_back(rows.Value(r, c));
+      TIDE_RETURN_IF_ERROR(types->AddFromCatalogRow(fields));
+    }
+  }
+  TIDE_ASSIGN_OR_RETURN(PgRowDecoder decoder, PgRowDecoder::Create(rel, *types));
+  std::vector<std::string> select;
+  for (size_t i = 0; i < rel.columns.size(); ++i) {
+    bool text = !decoder.column(i).SupportsBinary();
+    plan.text_columns.push_back(text);
+    select.push_back(QuoteIdent(rel.columns[i].name) + (text ? "::text" : ""));
+  }
+  plan.select_list = Join(select, ", ");
+
+  auto source = std::make_shared<SourceRelation>();
+  source->oid = rel.oid;
+  source->table = table;
+  source->replica_identity = rel.replica_identity;
+  source->columns = rel.columns;
+  source->fields = decoder.fields();
+  for (size_t i = 0; i < rel.columns.size(); ++i) {
+    if (rel.columns[i].is_key) source->key_columns.push_back(static_cast<int>(i));
+  }
+  source->decoder = std::make_shared<const PgRowDecoder>(std::move(decoder));
+  plan.relation = source;
+
+  // The relations holding rows: the table itself, or the leaves of a partition tree.
+  std::string leaves_sql =
+      relkind == 'p'
+          ? "SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname), pg_relation_size(c.oid) / "
+            "current_setting('block_size')::bigint FROM pg_partition_tree(" + regclass +
+                ") t JOIN pg_class c ON c.oid = t.relid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE t.isleaf "
+                "AND c.relkind = 'r'"
+          : "SELECT " + Literal(table.Quoted()) + ", pg_relation_size(" + regclass +
+                ") / current_setting('block_size')::bigint";
+  TIDE_ASSIGN_OR_RETURN(PgResult leaves, conn.Query(leaves_sql));
+  for (int r = 0; r < leaves.rows(); ++r) {
+    plan.leaves.push_back({std::string(leaves.Value(r, 0)), std::stoll(std::string(leaves.Value(r, 1)))});
+  }
+  return plan;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SnapshotCopy>> SnapshotCopy::Start(SnapshotCopyOptions options, std::vector<PgTableName> tables) {
+  if (options.snapshot_name.empty()) return Status::InvalidArgument("SnapshotCopy needs an exported snapshot name");
+  if (tables.empty()) return Status::InvalidArgument("SnapshotCopy needs at least one table");
+  std::unique_ptr<SnapshotCopy> copy(new SnapshotCopy());
+  copy->options_ = options;
+  int workers = std::max(1, options.workers);
+
+  // Workers import the snapshot first: from then on the export may end.
+  std::vector<std::unique_ptr<PgConnection>> conns;
+  for (int i = 0; i < workers; ++i) {
+    TIDE_ASSIGN_OR_RETURN(auto conn, PgConnection::Connect(options.conninfo, PgSessionKind::kSql, kPgTextSessionOptions));
+    TIDE_RETURN_IF_ERROR(ImportSnapshot(*conn, options.snapshot_name));
+    conns.push_back(std::move(conn));
+  }
+  // Plan on the first worker's session (it sees the snapshot's catalog).
+  PgTypeRegistry types;
+  for (size_t t = 0; t < tables.size(); ++t) {
+    TIDE_ASSIGN_OR_RETURN(TablePlan plan, PlanTable(*conns[0], tables[t], &types));
+    plan.relation->version = static_cast<uint32_t>(t);
+    copy->relations_.push_back(plan.relation);
+    copy->table_states_.push_back(std::make_unique<TableState>());
+    int tasks = 0;
+    for (const auto& leaf : plan.leaves) {
+      std::string base = "COPY (SELECT " + plan.select_list + " FROM " + leaf.quoted;
+      int64_t ranges = 1;
+      if (leaf.pages > options.split_pages) {
+        ranges = std::max<int64_t>(int64_t{workers} * std::max(1, options.ranges_per_worker),
+                                   leaf.pages / std::max<int64_t>(1, options.split_pages));
+      }
+      if (ranges == 1) {
+        copy->tasks_.push_back({t, base + ") TO STDOUT (FORMAT binary)", plan.text_columns});
+        ++tasks;
+        continue;
+      }
+      int64_t step = (leaf.pages + ranges - 1) / ranges;
+      for (int64_t r = 0; r < ranges; ++r) {
+        int64_t lo = r * step;
+        std::string where = fmt::format(" WHERE ctid >= '({},0)'::tid", lo);
+        // The last range is open-ended: nothing visible in the snapshot lies beyond it.
+        if (r + 1 < ranges) where += fmt::format(" AND ctid < '({},0)'::tid", lo + step);
+        copy->tasks_.push_back({t, base + where + ") TO STDOUT (FORMAT binary)", plan.text_columns});
+        ++tasks;
+      }
+    }
+    copy->table_states_[t]->remaining_tasks = tasks;
+    if (tasks == 0) {
+      // A partitioned table without partitions: complete at once.
+      CopyBatch done;
+      done.relation = plan.relation;
+      done.snapshot_lsn = options.snapshot_lsn;
+      done.table_complete = true;
+      copy->queue_.push_back(std::move(done));
+    }
+  }
+  // Largest tasks are not known exactly; interleaving tables keeps workers busy enough.
+  copy->workers_running_ = static_cast<size_t>(workers);
+  copy->worker_conns_ = std::move(conns);
+  for (int i = 0; i < workers; ++i) copy->threads_.emplace_back([c = copy.get(), i] { c->Worker(static_cast<size_t>(i)); });
+  return copy;
+}
+
+SnapshotCopy::~SnapshotCopy() {
+  Cancel();
+  for (auto& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+}
+
+void SnapshotCopy::Cancel() {
+  cancelled_ = true;
+  std::lock_guard<std::mutex> lock(mu_);
+  not_full_.notify_all();
+  not_empty_.notify_all();
+}
+
+SnapshotCopyStats SnapshotCopy::stats() const {
+  SnapshotCopyStats s;
+  s.rows = rows_.load();
+  s.bytes = bytes_.load();
+  s.ranges = tasks_.size();
+  return s;
+}
+
+void SnapshotCopy::Fail(Status status) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (error_.ok()) error_ = std::move(status);
+  }
+  Cancel();
+}
+
+bool SnapshotCopy::Push(CopyBatch batch) {
+  std::unique_lock<std::mutex> lock(mu_);
+  not_full_.wait(lock, [&] { return cancelled_.load() || queue_.size() < options_.queue_batches; });
+  if (cancelled_) return false;
+  queue_.push_back(std::move(batch));
+  not_empty_.notify_one();
+  return true;
+}
+
+Result<std::optional<CopyBatch>> SnapshotCopy::Next() {
+  std::unique_lock<std::mutex> lock(mu_);
+  not_empty_.wait(lock, [&] { return !queue_.empty() || workers_running_ == 0 || cancelled_.load(); });
+  if (!error_.ok()) return error_;
+  if (!queue_.empty()) {
+    CopyBatch batch = std::move(queue_.front());
+    queue_.pop_front();
+    not_full_.notify_one();
+    return std::optional<CopyBatch>(std::move(batch));
+  }
+  if (cancelled_) return Status::Aborted("snapshot copy cancelled");
+  return std::optional<CopyBatch>();
+}
+
+void SnapshotCopy::Worker(size_t worker_index) {
+  PgConnection* conn = worker_conns_[worker_index].get();
+  while (!cancelled_) {
+    size_t index = next_task_.fetch_add(1);
+    if (index >= tasks_.size()) break;
+    Status st = RunTask(conn, tasks_[index]);
+    if (!st.ok()) {
+      Fail(st);
+      break;
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  --workers_running_;
+  not_empty_.notify_all();
+}
+
+Status SnapshotCopy::RunTask(PgConnection* conn, const Task& task) {
+  const SourceRelationPtr& relation = relations_[task.table_index];
+  const PgRowDecoder& decoder = *relation->decoder;
+  TIDE_RETURN_IF_ERROR(conn->StartCopy(task.sql, PGRES_COPY_OUT).WithContext("copying " + relation->table.ToString()));
+  BinaryCopyParser parser(decoder.size(), "COPY of " + relation->table.ToString());
+  CopyBatch batch;
+  batch.relation = relation;
+  batch.snapshot_lsn = options_.snapshot_lsn;
+  size_t batch_bytes = 0;
+  uint64_t rows = 0;
+  auto on_row = [&](const std::vector<std::optional<std::string_view>>& fields) -> Status {
+    Row row;
+    row.reserve(fields.size());
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (!fields[i]) {
+        row.emplace_back();
+        continue;
+      }
+      batch_bytes += fields[i]->size();
+      auto value = task.text_columns[i] ? decoder.column(i).DecodeText(*fields[i])
+                                        : decoder.column(i).DecodeBinary(*fields[i]);
+      if (!value.ok()) return value.status();
+      row.push_back(std::move(value).value());
+    }
+    batch.rows.push_back(std::move(row));
+    ++rows;
+    if (batch.rows.size() >= options_.batch_rows || batch_bytes >= options_.batch_bytes) {
+      rows_ += batch.rows.size();
+      CopyBatch full;
+      full.relation = relation;
+      full.snapshot_lsn = options_.snapshot_lsn;
+      std::swap(full, batch);
+      batch_bytes = 0;
+      if (!Push(std::move(full))) return Status::Aborted("snapshot copy cancelled");
+      batch.rows.reserve(options_.batch_rows);
+    }
+    return Status::OK();
+  };
+  batch.rows.reserve(options_.batch_rows);
+  while (true) {
+    char* buf = nullptr;
+    int n = PQgetCopyData(conn->raw(), &buf, /*async=*/0);
+    if (n > 0) {
+      bytes_ += static_cast<uint64_t>(n);
+      Status st = parser.Feed(std::string_view(buf, static_cast<size_t>(n)), on_row);
+      PQfreemem(buf);
+      if (!st.ok()) return st;
+      if (cancelled_) return Status::Aborted("snapshot copy cancelled");
+      continue;
+    }
+    if (n == -1) break;
+    return conn->LastError("reading COPY of " + relation->table.ToString());
+  }
+  PgResult result(PQgetResult(conn->raw()));
+  if (result.status() != PGRES_COMMAND_OK) {
+    return Status::IOError("COPY of {} failed: {}", relation->table.ToString(),
+                           result.get() ? PQresultErrorMessage(result.get()) : PQerrorMessage(conn->raw()));
+  }
+  while (PGresult* extra = PQgetResult(conn->raw())) PQclear(extra);
+  TIDE_RETURN_IF_ERROR(parser.Finish());
+  rows_ += batch.rows.size();
+  batch.table_complete = --table_states_[task.table_index]->remaining_tasks == 0;
+  if (!batch.rows.empty() || batch.table_complete) {
+    if (!Push(std::move(batch))) return Status::Aborted("snapshot copy cancelled");
+  }
+  (void)rows;
+  return Status::OK();
+}
+
+}  // namespace tide

@@ -1,0 +1,148 @@
+// SnapshotCopy: the initial copy of tables as of a replication slot's exported snapshot, by N worker
+// sessions in parallel, streaming typed rows in bounded batches.
+//
+// Every worker opens its own session and runs
+//   BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET TRANSACTION SNAPSHOT '<snapshot>';
+// before Start() returns, so that afterwards the exporting replication connection may start streaming
+// (which ends the export). Each table is copied with
+//   COPY (SELECT <columns> FROM <table> [WHERE ctid >= '(a,0)' AND ctid < '(b,0)']) TO STDOUT (FORMAT binary)
+// A table larger than `split_pages` is cut into block ranges (PostgreSQL 14+ scans them with a TID
+// range scan, reading only those blocks); a partitioned table is copied partition by partition, and its
+// rows are reported under the root. The binary COPY stream is parsed here (signature, flags, header
+// extension, per-row field count, -1 = NULL, trailer) and each field decoded with the column's
+// PgValueDecoder; columns whose type has no binary decoder are selected as `col::text` and decoded from
+// text. Generated columns are left out, as pgoutput leaves them out.
+//
+// Memory is bounded: batches hold at most `batch_rows` rows or `batch_bytes` bytes, and at most
+// `queue_batches` wait for the consumer; workers block when the queue is full.
+//
+// Thread-safety: Next() and Cancel() are called by one consumer thread (Cancel also from others); the
+// workers are internal threads.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tide/base/result.h"
+#include "tide/postgres/change.h"
+#include "tide/postgres/lsn.h"
+#include "tide/postgres/pg_connection.h"
+#include "tide/postgres/publication.h"
+
+namespace tide {
+
+struct SnapshotCopyOptions {
+  std::string conninfo;       // a regular session's conninfo (same database as the slot)
+  std::string snapshot_name;  // from CreateReplicationSlot(kExport)
+  Lsn snapshot_lsn = kInvalidLsn;  // the slot's consistent point: rows are as of this position
+  int workers = 4;
+  int64_t split_pages = 4096;  // tables (or partitions) with more 8 kB pages are cut into ranges
+  int ranges_per_worker = 2;   // a split table gets workers * ranges_per_worker ranges (at least)
+  size_t batch_rows = 4096;
+  size_t batch_bytes = 4u << 20;
+  size_t queue_batches = 8;
+};
+
+// Rows of one table, all visible in the snapshot. Batches of one range arrive in table order; ranges
+// and tables interleave.
+struct CopyBatch {
+  SourceRelationPtr relation;  // the table (the root of a partitioned table); key_columns = primary key
+  Lsn snapshot_lsn = kInvalidLsn;
+  std::vector<Row> rows;
+  bool table_complete = false;  // the table's last batch (it may be empty)
+};
+
+struct SnapshotCopyStats {
+  uint64_t rows = 0;
+  uint64_t bytes = 0;  // COPY payload bytes
+  uint64_t ranges = 0;
+};
+
+class SnapshotCopy {
+ public:
+  // Plans the copy under the snapshot, starts the workers and waits until each imported the snapshot.
+  static Result<std::unique_ptr<SnapshotCopy>> Start(SnapshotCopyOptions options, std::vector<PgTableName> tables);
+  ~SnapshotCopy();  // cancels and joins the workers
+  SnapshotCopy(const SnapshotCopy&) = delete;
+  SnapshotCopy& operator=(const SnapshotCopy&) = delete;
+
+  // The next batch; nullopt when every table is complete. The first worker error is returned (the
+  // copy is then cancelled).
+  Result<std::optional<CopyBatch>> Next();
+  void Cancel();
+
+  // The tables' descriptions, in the order given.
+  const std::vector<SourceRelationPtr>& relations() const { return relations_; }
+  SnapshotCopyStats stats() const;
+
+ private:
+  struct Task {
+    size_t table_index;
+    std::string sql;  // the COPY statement
+    std::vector<bool> text_columns;
+  };
+  struct TableState {
+    std::atomic<int> remaining_tasks{0};
+  };
+  SnapshotCopy() = default;
+  void Worker(size_t worker_index);
+  Status RunTask(PgConnection* conn, const Task& task);
+  bool Push(CopyBatch batch);  // false when cancelled
+  void Fail(Status status);
+
+  SnapshotCopyOptions options_;
+  std::vector<SourceRelationPtr> relations_;
+  std::vector<std::unique_ptr<TableState>> table_states_;
+  std::vector<Task> tasks_;
+  std::atomic<size_t> next_task_{0};
+  std::vector<std::unique_ptr<PgConnection>> worker_conns_;  // one per worker, inside the imported snapshot
+  std::vector<std::thread> threads_;
+
+  mutable std::mutex mu_;
+  std::condition_variable not_empty_;
+  std::condition_variable not_full_;
+  std::deque<CopyBatch> queue_;
+  size_t workers_running_ = 0;
+  Status error_;
+  std::atomic<bool> cancelled_{false};
+  std::atomic<uint64_t> rows_{0};
+  std::atomic<uint64_t> bytes_{0};
+};
+
+// Parses binary COPY output incrementally: feed CopyData chunks in order; complete rows come out.
+// Corruption on a bad signature, a field count that differs from `columns`, or a truncated stream at
+// Finish(). Thread-safety: one thread.
+class BinaryCopyParser {
+ public:
+  explicit BinaryCopyParser(size_t columns, std::string what) : columns_(columns), what_(std::move(what)) {}
+  // Feeds bytes; calls `on_row(fields)` for each complete row, where fields[i] is nullopt for NULL.
+  // `on_row` returns a Status; an error stops parsing and is returned.
+  template <typename OnRow>
+  Status Feed(std::string_view chunk, OnRow&& on_row);
+  // The stream ended: OK only after the trailer (or, for an empty chunk list, never).
+  Status Finish() const;
+  bool done() const { return done_; }
+
+ private:
+  // Parses one row from `data` if complete: returns bytes consumed (0 if incomplete).
+  template <typename OnRow>
+  Result<size_t> ParseOne(std::string_view data, OnRow&& on_row);
+
+  size_t columns_;
+  std::string what_;
+  bool header_done_ = false;
+  bool done_ = false;
+  std::string pending_;
+  std::vector<std::optional<std::string_view>> fields_;
+};
+
+}  // namespace tide
+
+#include "tide/postgres/snapshot_copy_parser_inl.h"

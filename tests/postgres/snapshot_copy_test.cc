@@ -1,0 +1,210 @@
+// Integration tests of the initial copy and of the copy-to-stream hand-over: parallel CTID ranges,
+// partitions, text fallback columns, and no gap / no overlap while a writer keeps changing the table.
+#include "tide/postgres/snapshot_copy.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <random>
+#include <thread>
+
+#include "pg_test_util.h"
+#include "tide/postgres/publication.h"
+
+namespace tide {
+namespace {
+
+using namespace pgtest;
+
+struct ExportedSlot {
+  std::unique_ptr<PgConnection> conn;  // keep idle until the copy imported the snapshot
+  CreatedSlot slot;
+};
+
+ExportedSlot CreateExportedSlot(const std::string& name) {
+  ExportedSlot out;
+  auto conn = PgConnection::Connect(Server().conninfo(), PgSessionKind::kReplication);
+  EXPECT_TRUE(conn.ok()) << conn.status().ToString();
+  out.conn = std::move(conn).value();
+  auto slot = CreateReplicationSlot(*out.conn, name, {false, SlotSnapshotAction::kExport});
+  EXPECT_TRUE(slot.ok()) << slot.status().ToString();
+  if (slot.ok()) out.slot = *slot;
+  return out;
+}
+
+TEST(SnapshotCopyTest, CopiesLargeTableInParallelRangesAndPartitionsUnderRoot) {
+  Sql("DROP TABLE IF EXISTS copy_big, copy_part; "
+      "CREATE TABLE copy_big(id bigint PRIMARY KEY, v numeric(10,2), s text, r int4range); "
+      "INSERT INTO copy_big SELECT g, g / 100.0, md5(g::text), int4range(g, g + 10) FROM generate_series(1, 60000) g; "
+      "CREATE TABLE copy_part(id int, region text, PRIMARY KEY (id, region)) PARTITION BY LIST (region); "
+      "CREATE TABLE copy_part_a PARTITION OF copy_part FOR VALUES IN ('a'); "
+      "CREATE TABLE copy_part_b PARTITION OF copy_part FOR VALUES IN ('b'); "
+      "INSERT INTO copy_part SELECT g, CASE WHEN g % 2 = 0 THEN 'a' ELSE 'b' END FROM generate_series(1, 1000) g");
+  auto exported = CreateExportedSlot("copy_slot");
+  // Rows written after the snapshot must not be copied.
+  Sql("INSERT INTO copy_big VALUES (60001, 1, 'late', NULL); DELETE FROM copy_big WHERE id = 1");
+
+  SnapshotCopyOptions options;
+  options.conninfo = Server().conninfo();
+  options.snapshot_name = exported.slot.snapshot_name;
+  options.snapshot_lsn = exported.slot.consistent_point;
+  options.workers = 3;
+  options.split_pages = 64;  // copy_big has ~600 pages: many ranges
+  options.batch_rows = 1000;
+  options.queue_batches = 4;
+  auto copy = SnapshotCopy::Start(options, {{"public", "copy_big"}, {"public", "copy_part"}});
+  ASSERT_TRUE(copy.ok()) << copy.status().ToString();
+  exported.conn.reset();  // the export may end now
+
+  std::map<std::string, std::vector<Row>> rows;
+  std::map<std::string, int> completes;
+  while (true) {
+    auto batch = (*copy)->Next();
+    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+    if (!*batch) break;
+    EXPECT_EQ((*batch)->snapshot_lsn, exported.slot.consistent_point);
+    EXPECT_LE((*batch)->rows.size(), 1000u);
+    auto& dest = rows[(*batch)->relation->table.ToString()];
+    for (auto& r : (*batch)->rows) dest.push_back(std::move(r));
+    if ((*batch)->table_complete) ++completes[(*batch)->relation->table.ToString()];
+  }
+  EXPECT_GT((*copy)->stats().ranges, 6u);
+  EXPECT_EQ(completes["public.copy_big"], 1);
+  EXPECT_EQ(completes["public.copy_part"], 1);
+  ASSERT_EQ(rows["public.copy_big"].size(), 60000u);
+  ASSERT_EQ(rows["public.copy_part"].size(), 1000u);
+  std::set<int64_t> ids;
+  const SourceRelation& rel = *(*copy)->relations()[0];
+  EXPECT_EQ(rel.key_columns, std::vector<int>{0});
+  for (const auto& r : rows["public.copy_big"]) {
+    ids.insert(r[0].as_int());
+    if (r[0].as_int() == 12345) {
+      EXPECT_EQ(RowText(rel, r), "id=12345,v=123.45,s=" + SqlValue("SELECT md5('12345')") + ",r=[12345,12355)");
+    }
+  }
+  EXPECT_EQ(ids.size(), 60000u);
+  EXPECT_EQ(*ids.begin(), 1);
+  EXPECT_EQ(*ids.rbegin(), 60000);
+  Sql("SELECT pg_drop_replication_slot('copy_slot')");
+}
+
+TEST(SnapshotCopyTest, SnapshotThatIsNoLongerExportedGivesAClearError) {
+  Sql("DROP TABLE IF EXISTS copy_gone; CREATE TABLE copy_gone(id int)");
+  std::string snapshot;
+  {
+    auto exported = CreateExportedSlot("copy_gone_slot");
+    snapshot = exported.slot.snapshot_name;
+  }  // the replication connection closes: the export ends
+  SnapshotCopyOptions options;
+  options.conninfo = Server().conninfo();
+  options.snapshot_name = snapshot;
+  options.workers = 1;
+  auto copy = SnapshotCopy::Start(options, {{"public", "copy_gone"}});
+  ASSERT_FALSE(copy.ok());
+  EXPECT_NE(copy.status().message().find("idle"), std::string::npos) << copy.status().ToString();
+  Sql("SELECT pg_drop_replication_slot('copy_gone_slot')");
+}
+
+// A writer inserts, updates and deletes rows while the copy and the stream run; copy + stream must
+// rebuild exactly PostgreSQL's final table.
+TEST(NoGapNoOverlapTest, CopyPlusStreamRebuildsTheTableWhileAWriterRuns) {
+  Sql("DROP TABLE IF EXISTS gap_t, gap_marker; CREATE TABLE gap_t(id bigint PRIMARY KEY, v int, s text); "
+      "CREATE TABLE gap_marker(id int PRIMARY KEY); "
+      "INSERT INTO gap_t SELECT g, 0, 'initial' FROM generate_series(1, 20000) g; "
+      "DROP PUBLICATION IF EXISTS gap_pub; CREATE PUBLICATION gap_pub FOR TABLE gap_t, gap_marker");
+  std::atomic<bool> stop{false};
+  std::atomic<int> ops{0};
+  std::thread writer([&] {
+    PGconn* conn = Server().ConnectSuperuser();
+    std::mt19937 rng(42);
+    int64_t next_id = 20001;
+    while (!stop.load()) {
+      std::string sql = "BEGIN;";
+      int n = 1 + static_cast<int>(rng() % 4);
+      for (int i = 0; i < n; ++i) {
+        int64_t id = 1 + static_cast<int64_t>(rng() % static_cast<uint32_t>(next_id));
+        switch (rng() % 4) {
+          case 0: sql += fmt::format("INSERT INTO gap_t VALUES ({}, 1, 'new');", next_id++); break;
+          case 1: sql += fmt::format("UPDATE gap_t SET v = v + 1, s = 'upd' WHERE id = {};", id); break;
+          case 2: sql += fmt::format("DELETE FROM gap_t WHERE id = {};", id); break;
+          case 3: sql += fmt::format("UPDATE gap_t SET id = {} WHERE id = {};", next_id++, id); break;
+        }
+      }
+      sql += "COMMIT;";
+      PGresult* r = PQexec(conn, sql.c_str());
+      PQclear(r);
+      ++ops;
+    }
+    PQfinish(conn);
+  });
+  while (ops.load() < 200) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+
+  auto exported = CreateExportedSlot("gap_slot");
+  SnapshotCopyOptions options;
+  options.conninfo = Server().conninfo();
+  options.snapshot_name = exported.slot.snapshot_name;
+  options.snapshot_lsn = exported.slot.consistent_point;
+  options.workers = 2;
+  options.split_pages = 16;
+  auto copy = SnapshotCopy::Start(options, {{"public", "gap_t"}});
+  ASSERT_TRUE(copy.ok()) << copy.status().ToString();
+  exported.conn.reset();
+
+  std::map<int64_t, std::string> table;  // id -> "v|s"
+  auto value = [](const Row& r) { return std::to_string(r[1].as_int()) + "|" + r[2].as_string(); };
+  while (true) {
+    auto batch = (*copy)->Next();
+    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+    if (!*batch) break;
+    for (const auto& r : (*batch)->rows) ASSERT_TRUE(table.emplace(r[0].as_int(), value(r)).second) << "copied twice";
+  }
+  auto stream = ChangeStream::Start(StreamOptions("gap_slot", "gap_pub"));
+  ASSERT_TRUE(stream.ok()) << stream.status().ToString();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  stop = true;
+  writer.join();
+  Sql("INSERT INTO gap_marker VALUES (1)");
+
+  bool marker = false;
+  Lsn last_commit = 0;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (!marker && std::chrono::steady_clock::now() < deadline) {
+    auto next = (*stream)->Next(std::chrono::milliseconds(200));
+    ASSERT_TRUE(next.ok()) << next.status().ToString();
+    if (!*next) continue;
+    if (auto* c = std::get_if<RowChange>(&**next)) {
+      if (c->relation->table.name == "gap_marker") {
+        marker = true;
+        continue;
+      }
+      if (c->kind == ChangeKind::kInsert) {
+        ASSERT_TRUE(table.emplace(c->new_row[0].as_int(), value(c->new_row)).second) << "insert of a copied row";
+      } else if (c->kind == ChangeKind::kUpdate) {
+        if (c->old_kind != PgOldTupleKind::kNone) ASSERT_EQ(table.erase(c->old_row[0].as_int()), 1u);
+        else ASSERT_EQ(table.count(c->new_row[0].as_int()), 1u) << "update of a row never seen";
+        table[c->new_row[0].as_int()] = value(c->new_row);
+      } else {
+        ASSERT_EQ(table.erase(c->old_row[0].as_int()), 1u) << "delete of a row never seen";
+      }
+    } else if (auto* commit = std::get_if<CommitTransaction>(&**next)) {
+      EXPECT_GT(commit->txn.commit_lsn, exported.slot.consistent_point);
+      EXPECT_GT(commit->txn.commit_lsn, last_commit);
+      last_commit = commit->txn.commit_lsn;
+      (*stream)->Acknowledge(commit->txn.end_lsn);
+    }
+  }
+  ASSERT_TRUE(marker);
+  auto expected = Server().Query("SELECT id, v, s FROM gap_t ORDER BY id");
+  ASSERT_TRUE(expected.ok());
+  std::map<int64_t, std::string> want;
+  for (const auto& r : *expected) want[std::stoll(*r[0])] = *r[1] + "|" + *r[2];
+  EXPECT_GT(ops.load(), 300);
+  EXPECT_EQ(table.size(), want.size());
+  EXPECT_TRUE(table == want) << "rebuilt table differs from PostgreSQL's";
+  ASSERT_TRUE((*stream)->Close().ok());
+  Sql("SELECT pg_drop_replication_slot('gap_slot')");
+}
+
+}  // namespace
+}  // namespace tide
