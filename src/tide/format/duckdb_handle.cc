@@ -173,10 +173,12 @@ std::string LogicalTypeToString(duckdb_logical_type type) {
 
 }  // namespace
 
-std::string DuckLogicalType::ToString() const {
-  if (type_ == nullptr) return "INVALID";
-  return LogicalTypeToString(type_);
+std::string DuckTypeToString(duckdb_logical_type type) {
+  if (type == nullptr) return "INVALID";
+  return LogicalTypeToString(type);
 }
+
+std::string DuckLogicalType::ToString() const { return DuckTypeToString(type_); }
 
 // ---- DuckValue ----
 

@@ -39,6 +39,9 @@ Status DuckErrorToStatus(duckdb_error_type type, std::string_view message, std::
 std::string QuoteSqlIdentifier(std::string_view name);
 std::string QuoteSqlString(std::string_view text);
 
+// DuckDB's SQL spelling of a (borrowed) logical type, e.g. "DECIMAL(23,5)" or "STRUCT(\"a\" INTEGER)[]".
+std::string DuckTypeToString(duckdb_logical_type type);
+
 // Owns a duckdb_logical_type.
 class DuckLogicalType {
  public:

@@ -1,0 +1,735 @@
+#include "tide/format/parquet_int96.h"
+
+#include <snappy-c.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include <optional>
+#include <string_view>
+
+#include "tide/base/bytes.h"
+#include "tide/io/file_system.h"
+
+namespace tide {
+
+TimestampValue Int96ToTimestamp(int64_t nanos_of_day, int32_t julian_day) {
+  constexpr int64_t kJulianEpochDay = 2440588;
+  constexpr int64_t kMillisPerDay = 86400000;
+  constexpr int64_t kNanosPerMilli = 1000000;
+  int64_t millis = (static_cast<int64_t>(julian_day) - kJulianEpochDay) * kMillisPerDay;
+  int64_t whole = nanos_of_day / kNanosPerMilli;
+  int64_t rem = nanos_of_day % kNanosPerMilli;
+  if (rem < 0) {
+    rem += kNanosPerMilli;
+    whole -= 1;
+  }
+  return TimestampValue{millis + whole, static_cast<int32_t>(rem)};
+}
+
+namespace {
+
+// Limits that keep a damaged footer from making the decoder allocate or loop without end.
+constexpr size_t kMaxThriftDepth = 32;
+constexpr int64_t kMaxListSize = 1 << 24;
+constexpr int64_t kMaxPageSize = int64_t{1} << 30;
+
+// ---- Thrift compact protocol (just what the Parquet footer and page headers need) ----
+
+enum ThriftType : uint8_t {
+  kStop = 0,
+  kTrue = 1,
+  kFalse = 2,
+  kByte = 3,
+  kI16 = 4,
+  kI32 = 5,
+  kI64 = 6,
+  kDouble = 7,
+  kBinary = 8,
+  kList = 9,
+  kSet = 10,
+  kMap = 11,
+  kStruct = 12,
+};
+
+class ThriftReader {
+ public:
+  ThriftReader(std::string_view data, std::string what) : data_(data), what_(std::move(what)) {}
+
+  size_t position() const { return pos_; }
+
+  Status Error(std::string_view detail) const {
+    return Status::Corruption("{}: malformed Thrift data at offset {}: {}", what_, pos_, detail);
+  }
+
+  Result<uint64_t> Varint() {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (pos_ >= data_.size()) return Error("truncated varint");
+      uint8_t b = static_cast<uint8_t>(data_[pos_++]);
+      v |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) return v;
+    }
+    return Error("varint longer than 10 bytes");
+  }
+  Result<int64_t> ZigZag() {
+    TIDE_ASSIGN_OR_RETURN(uint64_t v, Varint());
+    return static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1));
+  }
+  Result<uint8_t> Byte() {
+    if (pos_ >= data_.size()) return Error("truncated");
+    return static_cast<uint8_t>(data_[pos_++]);
+  }
+  Result<std::string_view> Binary() {
+    TIDE_ASSIGN_OR_RETURN(uint64_t n, Varint());
+    if (n > data_.size() - pos_) return Error("binary field longer than the data");
+    std::string_view v = data_.substr(pos_, n);
+    pos_ += n;
+    return v;
+  }
+
+  // Reads a field header; sets *type = kStop at the end of a struct.
+  Status FieldHeader(int16_t* last_id, uint8_t* type, int16_t* id) {
+    TIDE_ASSIGN_OR_RETURN(uint8_t b, Byte());
+    *type = b & 0x0f;
+    if (*type == kStop) return Status::OK();
+    uint8_t delta = b >> 4;
+    if (delta != 0) {
+      *id = static_cast<int16_t>(*last_id + delta);
+    } else {
+      TIDE_ASSIGN_OR_RETURN(int64_t v, ZigZag());
+      *id = static_cast<int16_t>(v);
+    }
+    *last_id = *id;
+    return Status::OK();
+  }
+  // Reads a list header: element type and count.
+  Status ListHeader(uint8_t* elem_type, int64_t* count) {
+    TIDE_ASSIGN_OR_RETURN(uint8_t b, Byte());
+    *elem_type = b & 0x0f;
+    int64_t n = b >> 4;
+    if (n == 15) {
+      TIDE_ASSIGN_OR_RETURN(uint64_t v, Varint());
+      if (v > static_cast<uint64_t>(kMaxListSize)) return Error("list too long");
+      n = static_cast<int64_t>(v);
+    }
+    *count = n;
+    return Status::OK();
+  }
+  Result<int64_t> Int(uint8_t type) {
+    if (type != kI16 && type != kI32 && type != kI64 && type != kByte) return Error("expected an integer field");
+    if (type == kByte) {
+      TIDE_ASSIGN_OR_RETURN(uint8_t b, Byte());
+      return static_cast<int8_t>(b);
+    }
+    return ZigZag();
+  }
+
+  Status Skip(uint8_t type, size_t depth = 0) {
+    if (depth > kMaxThriftDepth) return Error("nesting too deep");
+    switch (type) {
+      case kTrue:
+      case kFalse:
+        return Status::OK();  // the value is in the field header
+      case kByte:
+        return Byte().status();
+      case kI16:
+      case kI32:
+      case kI64:
+        return Varint().status();
+      case kDouble:
+        if (data_.size() - pos_ < 8) return Error("truncated double");
+        pos_ += 8;
+        return Status::OK();
+      case kBinary:
+        return Binary().status();
+      case kList:
+      case kSet: {
+        uint8_t elem;
+        int64_t n;
+        TIDE_RETURN_IF_ERROR(ListHeader(&elem, &n));
+        for (int64_t i = 0; i < n; ++i) {
+          if (elem == kTrue || elem == kFalse) {
+            TIDE_RETURN_IF_ERROR(Byte().status());  // list booleans take one byte each
+          } else {
+            TIDE_RETURN_IF_ERROR(Skip(elem, depth + 1));
+          }
+        }
+        return Status::OK();
+      }
+      case kMap: {
+        TIDE_ASSIGN_OR_RETURN(uint64_t n, Varint());
+        if (n == 0) return Status::OK();
+        if (n > static_cast<uint64_t>(kMaxListSize)) return Error("map too large");
+        TIDE_ASSIGN_OR_RETURN(uint8_t kv, Byte());
+        for (uint64_t i = 0; i < n; ++i) {
+          TIDE_RETURN_IF_ERROR(Skip(kv >> 4, depth + 1));
+          TIDE_RETURN_IF_ERROR(Skip(kv & 0x0f, depth + 1));
+        }
+        return Status::OK();
+      }
+      case kStruct: {
+        int16_t last = 0;
+        while (true) {
+          uint8_t t;
+          int16_t id = 0;
+          TIDE_RETURN_IF_ERROR(FieldHeader(&last, &t, &id));
+          if (t == kStop) return Status::OK();
+          TIDE_RETURN_IF_ERROR(Skip(t, depth + 1));
+        }
+      }
+      default:
+        return Error("unknown field type " + std::to_string(type));
+    }
+  }
+
+ private:
+  std::string_view data_;
+  std::string what_;
+  size_t pos_ = 0;
+};
+
+// Calls `on_field(type, id)` for each field of the struct at the reader's position; the callback must
+// consume the field (or Skip it).
+template <typename F>
+Status ReadStruct(ThriftReader& in, F&& on_field) {
+  int16_t last = 0;
+  while (true) {
+    uint8_t type;
+    int16_t id = 0;
+    TIDE_RETURN_IF_ERROR(in.FieldHeader(&last, &type, &id));
+    if (type == kStop) return Status::OK();
+    TIDE_RETURN_IF_ERROR(on_field(type, id));
+  }
+}
+
+// ---- The footer, as far as this decoder needs it ----
+
+struct SchemaElement {
+  std::optional<int64_t> type;
+  std::optional<int64_t> repetition;
+  std::string name;
+  int64_t num_children = 0;
+};
+
+struct ColumnChunkMeta {
+  int64_t type = -1;
+  int64_t codec = 0;
+  int64_t num_values = 0;
+  int64_t total_compressed_size = 0;
+  int64_t data_page_offset = 0;
+  std::optional<int64_t> dictionary_page_offset;
+};
+
+struct RowGroupMeta {
+  std::vector<ColumnChunkMeta> columns;
+  int64_t num_rows = 0;
+};
+
+struct FileMeta {
+  std::vector<SchemaElement> schema;
+  std::vector<RowGroupMeta> row_groups;
+  int64_t num_rows = 0;
+};
+
+Status ReadSchemaElement(ThriftReader& in, SchemaElement* e) {
+  return ReadStruct(in, [&](uint8_t t, int16_t id) -> Status {
+    switch (id) {
+      case 1: { TIDE_ASSIGN_OR_RETURN(int64_t v, in.Int(t)); e->type = v; return Status::OK(); }
+      case 3: { TIDE_ASSIGN_OR_RETURN(int64_t v, in.Int(t)); e->repetition = v; return Status::OK(); }
+      case 4: {
+        if (t != kBinary) return in.Error("schema name is not a string");
+        TIDE_ASSIGN_OR_RETURN(std::string_view v, in.Binary());
+        e->name = std::string(v);
+        return Status::OK();
+      }
+      case 5: { TIDE_ASSIGN_OR_RETURN(e->num_children, in.Int(t)); return Status::OK(); }
+      default: return in.Skip(t);
+    }
+  });
+}
+
+Status ReadColumnMeta(ThriftReader& in, ColumnChunkMeta* m) {
+  return ReadStruct(in, [&](uint8_t t, int16_t id) -> Status {
+    switch (id) {
+      case 1: { TIDE_ASSIGN_OR_RETURN(m->type, in.Int(t)); return Status::OK(); }
+      case 4: { TIDE_ASSIGN_OR_RETURN(m->codec, in.Int(t)); return Status::OK(); }
+      case 5: { TIDE_ASSIGN_OR_RETURN(m->num_values, in.Int(t)); return Status::OK(); }
+      case 7: { TIDE_ASSIGN_OR_RETURN(m->total_compressed_size, in.Int(t)); return Status::OK(); }
+      case 9: { TIDE_ASSIGN_OR_RETURN(m->data_page_offset, in.Int(t)); return Status::OK(); }
+      case 11: { TIDE_ASSIGN_OR_RETURN(int64_t v, in.Int(t)); m->dictionary_page_offset = v; return Status::OK(); }
+      default: return in.Skip(t);
+    }
+  });
+}
+
+Status ReadColumnChunk(ThriftReader& in, ColumnChunkMeta* m) {
+  bool has_meta = false;
+  TIDE_RETURN_IF_ERROR(ReadStruct(in, [&](uint8_t t, int16_t id) -> Status {
+    if (id == 3 && t == kStruct) {
+      has_meta = true;
+      return ReadColumnMeta(in, m);
+    }
+    return in.Skip(t);
+  }));
+  if (!has_meta) return in.Error("column chunk without metadata (external column files are not supported)");
+  return Status::OK();
+}
+
+template <typename F>
+Status ReadList(ThriftReader& in, uint8_t t, uint8_t want_elem, F&& on_elem) {
+  if (t != kList) return in.Error("expected a list");
+  uint8_t elem;
+  int64_t n;
+  TIDE_RETURN_IF_ERROR(in.ListHeader(&elem, &n));
+  if (elem != want_elem) return in.Error("list of an unexpected element type");
+  for (int64_t i = 0; i < n; ++i) TIDE_RETURN_IF_ERROR(on_elem());
+  return Status::OK();
+}
+
+Status ReadRowGroup(ThriftReader& in, RowGroupMeta* rg) {
+  return ReadStruct(in, [&](uint8_t t, int16_t id) -> Status {
+    switch (id) {
+      case 1:
+        return ReadList(in, t, kStruct, [&]() -> Status {
+          rg->columns.emplace_back();
+          return ReadColumnChunk(in, &rg->columns.back());
+        });
+      case 3: { TIDE_ASSIGN_OR_RETURN(rg->num_rows, in.Int(t)); return Status::OK(); }
+      default: return in.Skip(t);
+    }
+  });
+}
+
+Status ReadFileMeta(ThriftReader& in, FileMeta* meta) {
+  return ReadStruct(in, [&](uint8_t t, int16_t id) -> Status {
+    switch (id) {
+      case 2:
+        return ReadList(in, t, kStruct, [&]() -> Status {
+          meta->schema.emplace_back();
+          return ReadSchemaElement(in, &meta->schema.back());
+        });
+      case 3: { TIDE_ASSIGN_OR_RETURN(meta->num_rows, in.Int(t)); return Status::OK(); }
+      case 4:
+        return ReadList(in, t, kStruct, [&]() -> Status {
+          meta->row_groups.emplace_back();
+          return ReadRowGroup(in, &meta->row_groups.back());
+        });
+      default: return in.Skip(t);
+    }
+  });
+}
+
+struct PageHeader {
+  int64_t type = -1;  // 0 DATA_PAGE, 1 INDEX_PAGE, 2 DICTIONARY_PAGE, 3 DATA_PAGE_V2
+  int64_t uncompressed_size = 0;
+  int64_t compressed_size = 0;
+  int64_t num_values = 0;
+  int64_t encoding = 0;
+  int64_t def_level_encoding = 3;  // RLE
+  int64_t def_levels_length = 0;  // v2
+  int64_t rep_levels_length = 0;  // v2
+  int64_t num_nulls = 0;          // v2
+  bool v2_compressed = true;
+};
+
+Status ReadPageHeader(ThriftReader& in, PageHeader* h) {
+  return ReadStruct(in, [&](uint8_t t, int16_t id) -> Status {
+    switch (id) {
+      case 1: { TIDE_ASSIGN_OR_RETURN(h->type, in.Int(t)); return Status::OK(); }
+      case 2: { TIDE_ASSIGN_OR_RETURN(h->uncompressed_size, in.Int(t)); return Status::OK(); }
+      case 3: { TIDE_ASSIGN_OR_RETURN(h->compressed_size, in.Int(t)); return Status::OK(); }
+      case 5:  // DataPageHeader
+        if (t != kStruct) return in.Skip(t);
+        return ReadStruct(in, [&](uint8_t ft, int16_t fid) -> Status {
+          switch (fid) {
+            case 1: { TIDE_ASSIGN_OR_RETURN(h->num_values, in.Int(ft)); return Status::OK(); }
+            case 2: { TIDE_ASSIGN_OR_RETURN(h->encoding, in.Int(ft)); return Status::OK(); }
+            case 3: { TIDE_ASSIGN_OR_RETURN(h->def_level_encoding, in.Int(ft)); return Status::OK(); }
+            default: return in.Skip(ft);
+          }
+        });
+      case 7:  // DictionaryPageHeader
+        if (t != kStruct) return in.Skip(t);
+        return ReadStruct(in, [&](uint8_t ft, int16_t fid) -> Status {
+          switch (fid) {
+            case 1: { TIDE_ASSIGN_OR_RETURN(h->num_values, in.Int(ft)); return Status::OK(); }
+            case 2: { TIDE_ASSIGN_OR_RETURN(h->encoding, in.Int(ft)); return Status::OK(); }
+            default: return in.Skip(ft);
+          }
+        });
+      case 8:  // DataPageHeaderV2
+        if (t != kStruct) return in.Skip(t);
+        return ReadStruct(in, [&](uint8_t ft, int16_t fid) -> Status {
+          switch (fid) {
+            case 1: { TIDE_ASSIGN_OR_RETURN(h->num_values, in.Int(ft)); return Status::OK(); }
+            case 2: { TIDE_ASSIGN_OR_RETURN(h->num_nulls, in.Int(ft)); return Status::OK(); }
+            case 4: { TIDE_ASSIGN_OR_RETURN(h->encoding, in.Int(ft)); return Status::OK(); }
+            case 5: { TIDE_ASSIGN_OR_RETURN(h->def_levels_length, in.Int(ft)); return Status::OK(); }
+            case 6: { TIDE_ASSIGN_OR_RETURN(h->rep_levels_length, in.Int(ft)); return Status::OK(); }
+            case 7:
+              if (ft != kTrue && ft != kFalse) return in.Error("is_compressed is not a boolean");
+              h->v2_compressed = ft == kTrue;
+              return Status::OK();
+            default: return in.Skip(ft);
+          }
+        });
+      default: return in.Skip(t);
+    }
+  });
+}
+
+// ---- Page decoding ----
+
+// The RLE / bit-packed hybrid encoding of definition levels and dictionary indices.
+class RleDecoder {
+ public:
+  RleDecoder(std::string_view data, int bit_width, std::string what)
+      : data_(data), bit_width_(bit_width), what_(std::move(what)) {}
+
+  Status Next(uint32_t* out) {
+    while (run_left_ == 0) TIDE_RETURN_IF_ERROR(NextRun());
+    --run_left_;
+    if (!packed_) {
+      *out = run_value_;
+      return Status::OK();
+    }
+    // Bit-packed values are little-endian, least significant bit first.
+    uint64_t v = 0;
+    for (int i = 0; i < bit_width_; ++i) {
+      size_t byte = bit_pos_ / 8;
+      if (byte >= data_.size()) return Corrupt("bit-packed run past the end of the page");
+      v |= static_cast<uint64_t>((static_cast<uint8_t>(data_[byte]) >> (bit_pos_ % 8)) & 1) << i;
+      ++bit_pos_;
+    }
+    *out = static_cast<uint32_t>(v);
+    return Status::OK();
+  }
+
+ private:
+  Status Corrupt(std::string_view detail) const { return Status::Corruption("{}: {}", what_, detail); }
+
+  Status NextRun() {
+    if (packed_) {
+      pos_ = (bit_pos_ + 7) / 8;  // a packed run ends on a byte boundary
+      packed_ = false;
+    }
+    uint64_t header = 0;
+    for (int shift = 0;; shift += 7) {
+      if (shift > 63) return Corrupt("overlong run header");
+      if (pos_ >= data_.size()) return Corrupt("run header past the end of the page");
+      uint8_t b = static_cast<uint8_t>(data_[pos_++]);
+      header |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) break;
+    }
+    if (header & 1) {
+      uint64_t groups = header >> 1;
+      if (groups == 0 || groups > (uint64_t{1} << 28)) return Corrupt("bad bit-packed run length");
+      packed_ = true;
+      bit_pos_ = pos_ * 8;
+      run_left_ = groups * 8;  // Next() checks every bit it reads against the end of the data
+    } else {
+      run_left_ = header >> 1;
+      if (run_left_ == 0) return Corrupt("empty RLE run");
+      int bytes = (bit_width_ + 7) / 8;
+      if (pos_ + bytes > data_.size()) return Corrupt("RLE value past the end of the page");
+      uint32_t v = 0;
+      for (int i = 0; i < bytes; ++i) v |= static_cast<uint32_t>(static_cast<uint8_t>(data_[pos_ + i])) << (8 * i);
+      pos_ += bytes;
+      run_value_ = v;
+    }
+    return Status::OK();
+  }
+
+  std::string_view data_;
+  int bit_width_;
+  std::string what_;
+  size_t pos_ = 0;
+  size_t bit_pos_ = 0;
+  bool packed_ = false;
+  uint64_t run_left_ = 0;
+  uint32_t run_value_ = 0;
+};
+
+Result<std::string> Decompress(int64_t codec, std::string_view in, int64_t uncompressed_size, const std::string& what) {
+  if (uncompressed_size < 0 || uncompressed_size > kMaxPageSize) {
+    return Status::Corruption("{}: page declares {} uncompressed bytes", what, uncompressed_size);
+  }
+  std::string out(static_cast<size_t>(uncompressed_size), '\0');
+  switch (codec) {
+    case 0:  // UNCOMPRESSED
+      if (static_cast<int64_t>(in.size()) != uncompressed_size) {
+        return Status::Corruption("{}: uncompressed page of {} bytes declares {}", what, in.size(), uncompressed_size);
+      }
+      return std::string(in);
+    case 1: {  // SNAPPY
+      size_t n = out.size();
+      if (snappy_uncompress(in.data(), in.size(), out.data(), &n) != SNAPPY_OK || n != out.size()) {
+        return Status::Corruption("{}: Snappy data does not decompress to the declared size", what);
+      }
+      return out;
+    }
+    case 2: {  // GZIP
+      z_stream zs{};
+      if (inflateInit2(&zs, 15 + 32) != Z_OK) return Status::Internal("zlib inflateInit2 failed");
+      zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+      zs.avail_in = static_cast<uInt>(in.size());
+      zs.next_out = reinterpret_cast<Bytef*>(out.data());
+      zs.avail_out = static_cast<uInt>(out.size());
+      int rc = inflate(&zs, Z_FINISH);
+      size_t produced = out.size() - zs.avail_out;
+      inflateEnd(&zs);
+      if (rc != Z_STREAM_END || produced != out.size()) {
+        return Status::Corruption("{}: gzip data does not decompress to the declared size", what);
+      }
+      return out;
+    }
+    case 6: {  // ZSTD
+      size_t n = ZSTD_decompress(out.data(), out.size(), in.data(), in.size());
+      if (ZSTD_isError(n) || n != out.size()) {
+        return Status::Corruption("{}: zstd data does not decompress to the declared size", what);
+      }
+      return out;
+    }
+    default:
+      return Status::NotSupported("{}: Parquet compression codec {} is not supported for INT96 columns", what, codec);
+  }
+}
+
+int BitWidth(int64_t max_value) {
+  int w = 0;
+  while ((int64_t{1} << w) <= max_value) ++w;
+  return w;
+}
+
+struct Int96Raw {
+  int64_t nanos_of_day;
+  int32_t julian_day;
+};
+
+Int96Raw LoadInt96(const char* p) {
+  const auto* u = reinterpret_cast<const uint8_t*>(p);
+  return Int96Raw{static_cast<int64_t>(LoadLE<uint64_t>(u)), static_cast<int32_t>(LoadLE<uint32_t>(u + 8))};
+}
+
+// Decodes the values section of one data page into `out` (`present` non-null values; nulls placed
+// according to `defs`).
+Status DecodeValues(std::string_view values, int64_t encoding, const std::vector<uint8_t>& defs, int64_t num_values,
+                    const std::vector<Int96Raw>* dictionary, Int96Column* out, const std::string& what) {
+  int64_t present = 0;
+  for (int64_t i = 0; i < num_values; ++i) present += defs[i];
+  std::vector<Int96Raw> decoded;
+  decoded.reserve(static_cast<size_t>(present));
+  if (encoding == 0) {  // PLAIN
+    if (static_cast<int64_t>(values.size()) < present * 12) {
+      return Status::Corruption("{}: page holds {} bytes for {} INT96 values", what, values.size(), present);
+    }
+    for (int64_t i = 0; i < present; ++i) decoded.push_back(LoadInt96(values.data() + i * 12));
+  } else if (encoding == 2 || encoding == 8) {  // PLAIN_DICTIONARY, RLE_DICTIONARY
+    if (dictionary == nullptr) return Status::Corruption("{}: dictionary-encoded page without a dictionary", what);
+    if (present > 0) {
+      if (values.empty()) return Status::Corruption("{}: dictionary page data is empty", what);
+      int width = static_cast<uint8_t>(values[0]);
+      if (width > 32) return Status::Corruption("{}: dictionary index width {}", what, width);
+      RleDecoder indices(values.substr(1), width, what);
+      for (int64_t i = 0; i < present; ++i) {
+        uint32_t index;
+        TIDE_RETURN_IF_ERROR(indices.Next(&index));
+        if (index >= dictionary->size()) {
+          return Status::Corruption("{}: dictionary index {} of {}", what, index, dictionary->size());
+        }
+        decoded.push_back((*dictionary)[index]);
+      }
+    }
+  } else {
+    return Status::NotSupported("{}: Parquet encoding {} is not supported for INT96 columns", what, encoding);
+  }
+  size_t next = 0;
+  for (int64_t i = 0; i < num_values; ++i) {
+    if (defs[i]) {
+      const Int96Raw& raw = decoded[next++];
+      out->values.push_back(Int96ToTimestamp(raw.nanos_of_day, raw.julian_day));
+      out->valid.push_back(1);
+    } else {
+      out->values.push_back(TimestampValue{});
+      out->valid.push_back(0);
+    }
+  }
+  return Status::OK();
+}
+
+// Reads the definition levels (0 or 1 for a top-level column) of `n` values.
+Status DecodeDefs(std::string_view data, int64_t n, std::vector<uint8_t>* defs, const std::string& what) {
+  RleDecoder levels(data, 1, what);
+  defs->resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t level;
+    TIDE_RETURN_IF_ERROR(levels.Next(&level));
+    if (level > 1) return Status::Corruption("{}: definition level {} for a top-level column", what, level);
+    (*defs)[i] = static_cast<uint8_t>(level);
+  }
+  return Status::OK();
+}
+
+Status ReadChunk(FileSystem* fs, const std::string& path, const ColumnChunkMeta& meta, bool optional,
+                 uint64_t file_size, Int96Column* out, const std::string& what) {
+  if (meta.type != 3) return Status::Corruption("{}: the column chunk is not INT96 (type {})", what, meta.type);
+  int64_t start = meta.data_page_offset;
+  if (meta.dictionary_page_offset && *meta.dictionary_page_offset > 0 && *meta.dictionary_page_offset < start) {
+    start = *meta.dictionary_page_offset;
+  }
+  if (start < 4 || meta.total_compressed_size <= 0 ||
+      static_cast<uint64_t>(start) + static_cast<uint64_t>(meta.total_compressed_size) > file_size) {
+    return Status::Corruption("{}: column chunk at {} (+{}) lies outside the {}-byte file", what, start,
+                              meta.total_compressed_size, file_size);
+  }
+  TIDE_ASSIGN_OR_RETURN(std::string chunk, fs->ReadRange(path, static_cast<uint64_t>(start),
+                                                         static_cast<uint64_t>(meta.total_compressed_size)));
+  std::string_view rest(chunk);
+  std::optional<std::vector<Int96Raw>> dictionary;
+  int64_t values_read = 0;
+  while (values_read < meta.num_values) {
+    if (rest.empty()) {
+      return Status::Corruption("{}: column chunk ends after {} of {} values", what, values_read, meta.num_values);
+    }
+    ThriftReader in(rest, what + " page header");
+    PageHeader h;
+    TIDE_RETURN_IF_ERROR(ReadPageHeader(in, &h));
+    rest.remove_prefix(in.position());
+    if (h.compressed_size < 0 || h.compressed_size > static_cast<int64_t>(rest.size())) {
+      return Status::Corruption("{}: page of {} bytes overruns its column chunk", what, h.compressed_size);
+    }
+    std::string_view body = rest.substr(0, static_cast<size_t>(h.compressed_size));
+    rest.remove_prefix(static_cast<size_t>(h.compressed_size));
+    if (h.num_values < 0 || h.num_values > kMaxListSize) {
+      return Status::Corruption("{}: page declares {} values", what, h.num_values);
+    }
+    if (h.type == 2) {  // dictionary page: PLAIN INT96 values
+      TIDE_ASSIGN_OR_RETURN(std::string page, Decompress(meta.codec, body, h.uncompressed_size, what));
+      if (static_cast<int64_t>(page.size()) < h.num_values * 12) {
+        return Status::Corruption("{}: dictionary page too short for {} values", what, h.num_values);
+      }
+      dictionary.emplace();
+      for (int64_t i = 0; i < h.num_values; ++i) dictionary->push_back(LoadInt96(page.data() + i * 12));
+      continue;
+    }
+    if (h.type == 1) continue;  // index page: nothing for us
+    std::vector<uint8_t> defs;
+    std::string page;
+    std::string_view values;
+    if (h.type == 0) {
+      TIDE_ASSIGN_OR_RETURN(page, Decompress(meta.codec, body, h.uncompressed_size, what));
+      std::string_view data(page);
+      if (optional) {
+        if (h.def_level_encoding != 3) {
+          return Status::NotSupported("{}: definition level encoding {} is not supported", what, h.def_level_encoding);
+        }
+        if (data.size() < 4) return Status::Corruption("{}: page too short for its definition levels", what);
+        uint32_t len = LoadLE<uint32_t>(reinterpret_cast<const uint8_t*>(data.data()));
+        if (len > data.size() - 4) return Status::Corruption("{}: definition levels overrun the page", what);
+        TIDE_RETURN_IF_ERROR(DecodeDefs(data.substr(4, len), h.num_values, &defs, what));
+        data.remove_prefix(4 + len);
+      } else {
+        defs.assign(static_cast<size_t>(h.num_values), 1);
+      }
+      values = data;
+    } else if (h.type == 3) {
+      if (h.rep_levels_length != 0) return Status::Corruption("{}: repetition levels in a top-level column", what);
+      if (h.def_levels_length < 0 || h.def_levels_length > static_cast<int64_t>(body.size())) {
+        return Status::Corruption("{}: definition levels overrun the page", what);
+      }
+      if (optional) {
+        TIDE_RETURN_IF_ERROR(DecodeDefs(body.substr(0, static_cast<size_t>(h.def_levels_length)), h.num_values, &defs, what));
+      } else {
+        defs.assign(static_cast<size_t>(h.num_values), 1);
+      }
+      std::string_view compressed = body.substr(static_cast<size_t>(h.def_levels_length));
+      if (h.v2_compressed) {
+        TIDE_ASSIGN_OR_RETURN(page, Decompress(meta.codec, compressed, h.uncompressed_size - h.def_levels_length, what));
+        values = page;
+      } else {
+        values = compressed;
+      }
+    } else {
+      return Status::Corruption("{}: unknown page type {}", what, h.type);
+    }
+    TIDE_RETURN_IF_ERROR(DecodeValues(values, h.encoding, defs, h.num_values, dictionary ? &*dictionary : nullptr,
+                                      out, what));
+    values_read += h.num_values;
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<Int96Column> ReadInt96Column(const std::string& path, const std::string& column) {
+  FileSystem* fs = FileSystem::Local();
+  const std::string what = "Parquet file " + path + ", column " + column;
+  TIDE_ASSIGN_OR_RETURN(FileInfo info, fs->Stat(path));
+  if (info.size < 12) return Status::Corruption("{}: file too short", what);
+  TIDE_ASSIGN_OR_RETURN(std::string tail, fs->ReadRange(path, info.size - 8, 8));
+  if (tail.compare(4, 4, "PAR1") != 0) return Status::Corruption("{}: no PAR1 magic at the end", what);
+  uint32_t footer_length = LoadLE<uint32_t>(reinterpret_cast<const uint8_t*>(tail.data()));
+  if (footer_length == 0 || footer_length > info.size - 12) {
+    return Status::Corruption("{}: footer length {} does not fit the file", what, footer_length);
+  }
+  TIDE_ASSIGN_OR_RETURN(std::string footer, fs->ReadRange(path, info.size - 8 - footer_length, footer_length));
+  ThriftReader in(footer, what + " footer");
+  FileMeta meta;
+  TIDE_RETURN_IF_ERROR(ReadFileMeta(in, &meta));
+  if (meta.schema.empty()) return Status::Corruption("{}: empty schema", what);
+
+  // Find the column among the root's children, and its index among the leaf columns.
+  const SchemaElement& root = meta.schema[0];
+  size_t element = 1;
+  size_t leaf = 0;
+  std::optional<size_t> found_leaf;
+  bool optional = false;
+  for (int64_t child = 0; child < root.num_children; ++child) {
+    if (element >= meta.schema.size()) return Status::Corruption("{}: schema shorter than its root says", what);
+    const SchemaElement& e = meta.schema[element];
+    // Count the leaves of this subtree (pre-order: walk num_children).
+    size_t leaves = 0;
+    int64_t pending = 1;
+    size_t walk = element;
+    while (pending > 0) {
+      if (walk >= meta.schema.size()) return Status::Corruption("{}: schema shorter than its groups say", what);
+      const SchemaElement& w = meta.schema[walk++];
+      --pending;
+      if (w.num_children < 0 || w.num_children > kMaxListSize) return Status::Corruption("{}: bad schema", what);
+      if (w.num_children > 0) {
+        pending += w.num_children;
+      } else {
+        ++leaves;
+      }
+    }
+    if (e.name == column) {
+      if (e.num_children != 0 || !e.type) return Status::InvalidArgument("{}: not a primitive column", what);
+      if (*e.type != 3) return Status::InvalidArgument("{}: the column is not INT96", what);
+      if (e.repetition && *e.repetition == 2) return Status::InvalidArgument("{}: the column is repeated", what);
+      optional = e.repetition && *e.repetition == 1;
+      found_leaf = leaf;
+      break;
+    }
+    leaf += leaves;
+    element = walk;
+  }
+  if (!found_leaf) return Status::NotFound("{}: no such top-level column", what);
+
+  Int96Column out;
+  if (meta.num_rows < 0 || meta.num_rows > (int64_t{1} << 40)) {
+    return Status::Corruption("{}: footer declares {} rows", what, meta.num_rows);
+  }
+  out.values.reserve(static_cast<size_t>(meta.num_rows));
+  out.valid.reserve(static_cast<size_t>(meta.num_rows));
+  for (const RowGroupMeta& rg : meta.row_groups) {
+    if (*found_leaf >= rg.columns.size()) return Status::Corruption("{}: a row group lacks the column", what);
+    size_t before = out.size();
+    TIDE_RETURN_IF_ERROR(ReadChunk(fs, path, rg.columns[*found_leaf], optional, info.size, &out, what));
+    if (static_cast<int64_t>(out.size() - before) != rg.num_rows) {
+      return Status::Corruption("{}: a row group of {} rows holds {} values", what, rg.num_rows, out.size() - before);
+    }
+  }
+  return out;
+}
+
+}  // namespace tide
