@@ -1,0 +1,55 @@
+// LakeConnection: an in-memory DuckDB database that shows a warehouse's Paimon tables as SQL.
+//
+// Opening registers paimon_scan (paimon_scan.h) and the system table functions (system_tables.h), then
+// creates, for each database of the warehouse, a DuckDB schema of the same name, and in it, for each
+// table, the views
+//   <database>.<table>            AS SELECT * FROM paimon_scan('<database>.<table>')
+//   <database>."<table>$snapshots" AS SELECT * FROM paimon_snapshots('<database>.<table>')
+//   <database>."<table>$schemas"   AS SELECT * FROM paimon_schemas('<database>.<table>')
+// with every name quoted, so dots, quotes and upper case survive. A view's columns are those of the
+// table's latest schema when the connection opened; paimon_scan reads any snapshot with its own schema.
+// A table that cannot be shown (unreadable schema, a type DuckDB has no equivalent for, a name that
+// clashes in DuckDB's case-insensitive catalog) is skipped and reported in skipped(), never fatal.
+//
+// Thread-safety: one thread uses a LakeConnection at a time. The database may serve other connections
+// opened from database() on other threads.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tide/base/result.h"
+#include "tide/format/duckdb_handle.h"
+#include "tide/io/file_system.h"
+#include "tide/sql/table_source.h"
+
+namespace tide {
+
+class LakeConnection {
+ public:
+  // Opens over the warehouse folder `warehouse` on `fs` (which must outlive the connection).
+  static Result<std::unique_ptr<LakeConnection>> OpenWarehouse(FileSystem* fs, std::string warehouse);
+  // Opens over any table source (the catalog, or a test's).
+  static Result<std::unique_ptr<LakeConnection>> Open(std::shared_ptr<const TableSource> source);
+
+  LakeConnection(const LakeConnection&) = delete;
+  LakeConnection& operator=(const LakeConnection&) = delete;
+
+  const DuckDB& database() const { return database_; }
+  DuckConnection& connection() { return connection_; }
+  // One line per database or table that has no view, saying which and why.
+  const std::vector<std::string>& skipped() const { return skipped_; }
+
+ private:
+  LakeConnection() = default;
+  Status CreateViews();
+  Status CreateTableViews(const std::string& database, const std::string& table);
+
+  std::shared_ptr<const TableSource> source_;
+  DuckDB database_;
+  DuckConnection connection_;
+  std::vector<std::string> skipped_;
+};
+
+}  // namespace tide

@@ -1,0 +1,32 @@
+// paimon_scan: the DuckDB table function that reads one Paimon table.
+//
+//   paimon_scan(name VARCHAR, snapshot_id := BIGINT, timestamp_ms := BIGINT, tag := VARCHAR)
+//
+// `name` is `database.table` (sql_table_name.h). At most one of the named parameters picks the snapshot
+// (by id, the latest committed at or before a time in epoch milliseconds, or a tag); none reads the
+// latest. Bind resolves the schema that snapshot was committed with and declares its columns with the
+// types of duckdb_type_mapping.h. The function supports projection pushdown: init opens a TableReader
+// for exactly the columns the query uses (ReadOptions.projection, in DuckDB's order), and each call
+// fills one DuckDB chunk from the reader's batches. DuckDB cannot push filters into a C API table
+// function, so every row of the snapshot is read. Errors (unknown table, unknown snapshot, unreadable
+// file) fail the query with Tide's message.
+//
+// Thread-safety: one scan reads on one thread at a time (max_threads 1); separate scans, in one query
+// or several, have separate readers.
+#pragma once
+
+#include <memory>
+
+#include "tide/base/status.h"
+#include "tide/format/duckdb_handle.h"
+#include "tide/sql/table_source.h"
+
+namespace tide {
+
+inline constexpr const char* kPaimonScanFunction = "paimon_scan";
+
+// Registers paimon_scan in the database of `connection`; it reads through `source`, which the function
+// keeps alive.
+Status RegisterPaimonScan(const DuckConnection& connection, std::shared_ptr<const TableSource> source);
+
+}  // namespace tide

@@ -1,0 +1,91 @@
+#include "tide/sql/table_source.h"
+
+#include "tide/table/schema_manager.h"
+#include "tide/table/snapshot_manager.h"
+
+namespace tide {
+
+namespace {
+
+// Keeps the Table alive for as long as its reader: a reader may refer to the table it came from.
+class OwningTableReader final : public TableReader {
+ public:
+  OwningTableReader(std::unique_ptr<Table> table, std::unique_ptr<TableReader> reader)
+      : table_(std::move(table)), reader_(std::move(reader)) {}
+  ~OwningTableReader() override {
+    reader_.reset();  // before the table it may point into
+  }
+  const std::vector<DataField>& fields() const override { return reader_->fields(); }
+  Result<bool> NextBatch(size_t max_rows, std::vector<Row>* out) override {
+    return reader_->NextBatch(max_rows, out);
+  }
+
+ private:
+  std::unique_ptr<Table> table_;
+  std::unique_ptr<TableReader> reader_;
+};
+
+class CatalogTableSource final : public TableSource {
+ public:
+  explicit CatalogTableSource(std::unique_ptr<Catalog> catalog) : catalog_(std::move(catalog)) {}
+
+  Result<std::vector<std::string>> ListDatabases() const override { return catalog_->ListDatabases(); }
+
+  Result<std::vector<std::string>> ListTables(const std::string& database) const override {
+    return catalog_->ListTables(database);
+  }
+
+  Result<TableSchema> ReadSchema(const TableIdentifier& id, const SnapshotSelector& selector) const override {
+    TIDE_ASSIGN_OR_RETURN(std::unique_ptr<Table> table, catalog_->GetTable(id));
+    return table->ReadSchema(selector);
+  }
+
+  Result<std::unique_ptr<TableReader>> NewReader(const TableIdentifier& id,
+                                                 const ReadOptions& options) const override {
+    TIDE_ASSIGN_OR_RETURN(std::unique_ptr<Table> table, catalog_->GetTable(id));
+    TIDE_ASSIGN_OR_RETURN(std::unique_ptr<TableReader> reader, table->NewReader(options));
+    return std::unique_ptr<TableReader>(new OwningTableReader(std::move(table), std::move(reader)));
+  }
+
+  Result<std::vector<Snapshot>> ListSnapshots(const TableIdentifier& id) const override {
+    TIDE_ASSIGN_OR_RETURN(std::unique_ptr<Table> table, catalog_->GetTable(id));
+    SnapshotManager snapshots(table->fs(), table->path());
+    TIDE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, snapshots.ListIds());
+    std::vector<Snapshot> out;
+    out.reserve(ids.size());
+    for (int64_t snapshot_id : ids) {
+      Result<Snapshot> snapshot = snapshots.Get(snapshot_id);
+      // Snapshot expiry may remove a file between the listing and the read: it is simply gone.
+      if (!snapshot.ok() && snapshot.status().IsNotFound()) continue;
+      if (!snapshot.ok()) return snapshot.status().WithContext(fmt::format("table {}", id.ToString()));
+      out.push_back(std::move(snapshot).value());
+    }
+    return out;
+  }
+
+  Result<std::vector<TableSchema>> ListSchemas(const TableIdentifier& id) const override {
+    TIDE_ASSIGN_OR_RETURN(std::unique_ptr<Table> table, catalog_->GetTable(id));
+    SchemaManager schemas(table->fs(), table->path());
+    TIDE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, schemas.ListIds());
+    std::vector<TableSchema> out;
+    out.reserve(ids.size());
+    for (int64_t schema_id : ids) {
+      Result<TableSchema> schema = schemas.Get(schema_id);
+      if (!schema.ok()) return schema.status().WithContext(fmt::format("table {}", id.ToString()));
+      out.push_back(std::move(schema).value());
+    }
+    return out;
+  }
+
+ private:
+  std::unique_ptr<Catalog> catalog_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<TableSource>> OpenCatalogSource(FileSystem* fs, std::string warehouse) {
+  TIDE_ASSIGN_OR_RETURN(std::unique_ptr<Catalog> catalog, Catalog::Open(fs, std::move(warehouse)));
+  return std::shared_ptr<TableSource>(std::make_shared<CatalogTableSource>(std::move(catalog)));
+}
+
+}  // namespace tide
