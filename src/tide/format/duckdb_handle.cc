@@ -421,13 +421,16 @@ Result<DuckPreparedStatement> DuckConnection::Prepare(std::string_view sql) {
   return stmt;
 }
 
-Result<DuckAppender> DuckConnection::CreateAppender(std::string_view table, std::string_view schema) {
+Result<DuckAppender> DuckConnection::CreateAppender(std::string_view table, std::string_view schema,
+                                                    std::string_view catalog) {
   if (conn_ == nullptr) return Status::Internal("appender on a closed DuckDB connection");
   std::string table_name(table);
   std::string schema_name(schema);
+  std::string catalog_name(catalog);
   DuckAppender appender;
-  if (duckdb_appender_create(conn_, schema_name.empty() ? nullptr : schema_name.c_str(), table_name.c_str(),
-                             &appender.appender_) != DuckDBSuccess) {
+  if (duckdb_appender_create_ext(conn_, catalog_name.empty() ? nullptr : catalog_name.c_str(),
+                                 schema_name.empty() ? nullptr : schema_name.c_str(), table_name.c_str(),
+                                 &appender.appender_) != DuckDBSuccess) {
     if (appender.appender_ == nullptr) return Status::Internal("cannot create a DuckDB appender for {}", table);
     return appender.LastError("appender for table " + table_name);
   }

@@ -206,8 +206,10 @@ class DuckConnection {
   // Runs `sql` and discards any result.
   Status Execute(std::string_view sql);
   Result<DuckPreparedStatement> Prepare(std::string_view sql);
-  // An appender into `table` (in `schema`, "main" when empty).
-  Result<DuckAppender> CreateAppender(std::string_view table, std::string_view schema = {});
+  // An appender into `table` (in `schema`, "main" when empty, of `catalog`, the default database when
+  // empty; temporary tables live in catalog "temp").
+  Result<DuckAppender> CreateAppender(std::string_view table, std::string_view schema = {},
+                                      std::string_view catalog = {});
   // Asks the running query to stop; safe from another thread. The query fails with Aborted.
   void Interrupt();
 

@@ -223,6 +223,8 @@ Status EncodeDatum(duckdb_vector vector, idx_t index, const Datum& value, const 
     EncodeNull(vector, index, type);
     return Status::OK();
   }
+  // A slot may hold a NULL from a row that was rejected half-way and is now being overwritten.
+  if (uint64_t* validity = duckdb_vector_get_validity(vector)) duckdb_validity_set_row_valid(validity, index);
   switch (type.root()) {
     case TypeRoot::kBoolean: {
       const bool* v = Get<bool>(value);
@@ -233,8 +235,9 @@ Status EncodeDatum(duckdb_vector vector, idx_t index, const Datum& value, const 
     case TypeRoot::kTinyInt: return PutInt(vector, index, value, type, column, INT8_MIN, INT8_MAX);
     case TypeRoot::kSmallInt: return PutInt(vector, index, value, type, column, INT16_MIN, INT16_MAX);
     case TypeRoot::kInt:
-    case TypeRoot::kDate:
     case TypeRoot::kTime: return PutInt(vector, index, value, type, column, INT32_MIN, INT32_MAX);
+    // DuckDB reserves INT32_MAX and -INT32_MAX days as +/-infinity.
+    case TypeRoot::kDate: return PutInt(vector, index, value, type, column, -INT32_MAX + 1, INT32_MAX - 1);
     case TypeRoot::kBigInt: return PutInt(vector, index, value, type, column, INT64_MIN, INT64_MAX);
     case TypeRoot::kFloat: {
       const float* v = Get<float>(value);
@@ -282,22 +285,24 @@ Status EncodeDatum(duckdb_vector vector, idx_t index, const Datum& value, const 
     case TypeRoot::kTimestampLtz: {
       const TimestampValue* v = Get<TimestampValue>(value);
       if (v == nullptr) return WrongValue(column, type, "the value is not a timestamp");
+      // DuckDB reserves INT64_MAX and -INT64_MAX as +/-infinity; a value must stay strictly inside.
+      constexpr int128_t kMax = std::numeric_limits<int64_t>::max() - 1;
+      int128_t stored;
       if (type.precision() <= 3) {
-        Put<int64_t>(vector, index, v->millis);
+        stored = v->millis;
       } else if (type.precision() <= 6) {
-        constexpr int64_t kLimit = std::numeric_limits<int64_t>::max() / 1000 - 1;
-        if (v->millis > kLimit || v->millis < -kLimit) return WrongValue(column, type, "timestamp out of range");
-        Put<int64_t>(vector, index, v->ToMicros());
+        stored = static_cast<int128_t>(v->millis) * 1000 + v->nanos_of_milli / 1000;
       } else {
-        // Nanoseconds since 1970 in an int64: years 1677 to 2262.
-        constexpr int64_t kLimit = std::numeric_limits<int64_t>::max() / 1000000 - 1;
-        if (v->millis > kLimit || v->millis < -kLimit) {
-          return WrongValue(column, type,
-                            FormatTimestamp(*v, 9) + " is outside 1677..2262, the range of a nanosecond TIMESTAMP "
-                                                     "in Parquet INT64");
-        }
-        Put<int64_t>(vector, index, v->millis * 1000000 + v->nanos_of_milli);
+        stored = static_cast<int128_t>(v->millis) * 1000000 + v->nanos_of_milli;
       }
+      if (stored > kMax || stored < -kMax) {
+        return WrongValue(column, type,
+                          FormatTimestamp(*v, 9) + (type.precision() > 6
+                                                        ? " is outside 1677..2262, the range of a nanosecond "
+                                                          "TIMESTAMP in Parquet INT64"
+                                                        : " is out of range"));
+      }
+      Put<int64_t>(vector, index, static_cast<int64_t>(stored));
       return Status::OK();
     }
     case TypeRoot::kArray:

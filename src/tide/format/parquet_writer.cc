@@ -108,7 +108,7 @@ Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Create(const DuckD
   create += ")";
   TIDE_ASSIGN_OR_RETURN(writer->conn_, db.Connect());
   TIDE_RETURN_IF_ERROR(writer->conn_.Execute(create));
-  TIDE_ASSIGN_OR_RETURN(writer->appender_, writer->conn_.CreateAppender(kTable, "temp"));
+  TIDE_ASSIGN_OR_RETURN(writer->appender_, writer->conn_.CreateAppender(kTable, "main", "temp"));
   TIDE_RETURN_IF_ERROR(writer->NewChunk());
   return writer;
 }
@@ -184,7 +184,6 @@ Result<ParquetWriteResult> ParquetFileWriter::Finish() {
   std::string options = "FORMAT parquet, COMPRESSION " + QuoteSqlString(options_.compression);
   if (options_.compression == "zstd") options += ", COMPRESSION_LEVEL " + std::to_string(options_.compression_level);
   options += ", ROW_GROUP_SIZE " + std::to_string(options_.row_group_rows);
-  options += ", ROW_GROUP_SIZE_BYTES " + std::to_string(options_.row_group_bytes);
   if (options_.write_field_ids) {
     std::string ids = FieldIdsOption();
     if (!ids.empty()) options += ", FIELD_IDS " + ids;

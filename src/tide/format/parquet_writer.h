@@ -41,8 +41,10 @@ struct ParquetWriteOptions {
   // DuckDB's codec names: zstd, snappy, gzip, lz4, brotli, uncompressed.
   std::string compression = "zstd";
   int compression_level = 1;             // zstd only (Paimon's file.compression.zstd-level)
-  int64_t row_group_rows = 122880;       // rows per row group at most
-  int64_t row_group_bytes = 128 << 20;   // and bytes per row group at most (Paimon's parquet.block.size)
+  // Rows per row group at most. (Row groups cannot also be bounded by bytes, as Paimon's
+  // parquet.block.size does: DuckDB's ROW_GROUP_SIZE_BYTES requires giving up insertion order, and
+  // primary-key files must keep their sorted order.)
+  int64_t row_group_rows = 122880;
   bool write_field_ids = true;           // Paimon 1.0+ readers match columns by field id
 };
 
