@@ -345,10 +345,10 @@ Result<int> PgServer::KillWalSenders(const std::string& slot) {
   return std::atoi(n.c_str());
 }
 
-Status PgServer::Restart() {
+Status PgServer::Restart(const std::string& mode) {
   std::lock_guard<std::mutex> lock(mu_);
   Status st = RunAsServerUser({bin_dir_ + "/pg_ctl", "-D", data_dir_, "-l", folder_ + "/server.log", "-m",
-                               "fast", "-w", "-t", "60", "restart"},
+                               mode, "-w", "-t", "60", "restart"},
                               "pg_ctl restart");
   running_ = st.ok();
   return st;

@@ -64,8 +64,9 @@ class PgServer {
   Status CreateDatabase(const std::string& name);
   // pg_terminate_backend on every walsender (of `slot` only when given); returns how many were ended.
   Result<int> KillWalSenders(const std::string& slot = "");
-  // pg_ctl restart -m fast (connections are cut; slots and data survive).
-  Status Restart();
+  // pg_ctl restart -m <mode> (connections are cut; slots and data survive). "fast" waits for logical
+  // walsenders to have their clients confirm all WAL; "immediate" is a crash and recovery.
+  Status Restart(const std::string& mode = "fast");
   // pg_ctl stop -m fast; Start again with StartAgain().
   Status Stop();
   Status StartAgain();
