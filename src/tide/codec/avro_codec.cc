@@ -56,10 +56,9 @@ Status DeflateDecompress(std::string_view input, size_t max_output, std::string*
     z.avail_out = static_cast<uInt>(out->size() - used);
     int rc = inflate(&z, Z_NO_FLUSH);
     used = out->size() - z.avail_out;
-    if (rc == Z_STREAM_END) {
-      if (z.avail_in != 0) status = Status::Corruption("deflate block has {} bytes after the end of its stream", z.avail_in);
-      break;
-    }
+    // Bytes after the end of the stream are ignored, as Java's Inflater does: Python's avro writes
+    // zlib output minus its header and last byte, which leaves 3 bytes of the Adler-32 behind.
+    if (rc == Z_STREAM_END) break;
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
       status = Status::Corruption("deflate block does not decompress: {}", z.msg ? z.msg : "invalid data");
       break;

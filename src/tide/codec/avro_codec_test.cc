@@ -107,14 +107,17 @@ TEST(AvroCodecTest, RejectsTruncatedAndGarbageInput) {
   }
 }
 
-TEST(AvroCodecTest, DeflateRejectsBytesAfterTheStream) {
+TEST(AvroCodecTest, DeflateIgnoresBytesAfterTheStream) {
+  // Python's avro package stores zlib.compress(data)[2:-1]: raw deflate plus 3 bytes of the Adler-32
+  // trailer. Java's Inflater stops at the end of the stream, and so does Tide.
+  std::string input = "some data some data some data";
   std::string compressed;
-  ASSERT_TRUE(CompressAvroBlock(AvroCodec::kDeflate, 6, "some data", &compressed).ok());
-  compressed += "junk";
+  ASSERT_TRUE(CompressAvroBlock(AvroCodec::kDeflate, 6, input, &compressed).ok());
+  compressed += "\x12\x34\x56";
   std::string out;
   Status s = DecompressAvroBlock(AvroCodec::kDeflate, compressed, 1 << 20, &out);
-  EXPECT_TRUE(s.IsCorruption());
-  EXPECT_THAT(s.message(), HasSubstr("after the end"));
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(out, input);
 }
 
 TEST(AvroCodecTest, OutputIsBounded) {
