@@ -23,6 +23,8 @@ struct SimpleStats {
   std::string max_values;
   std::vector<std::optional<int64_t>> null_counts;  // empty when the file stored null
   bool null_counts_present = false;
+
+  bool operator==(const SimpleStats&) const = default;
 };
 
 enum class FileSource : int32_t { kAppend = 0, kCompact = 1 };
@@ -48,6 +50,8 @@ struct DataFileMeta {
   std::optional<std::string> external_path;
   std::optional<int64_t> first_row_id;
   std::optional<std::vector<std::string>> write_cols;
+
+  bool operator==(const DataFileMeta&) const = default;
 };
 
 enum class FileKind : int32_t { kAdd = 0, kDelete = 1 };
@@ -58,6 +62,8 @@ struct ManifestEntry {
   int32_t bucket = 0;
   int32_t total_buckets = 0;
   DataFileMeta file;
+
+  bool operator==(const ManifestEntry&) const = default;
 };
 
 struct ManifestFileMeta {
@@ -69,6 +75,8 @@ struct ManifestFileMeta {
   int64_t schema_id = 0;
   std::optional<int32_t> min_bucket, max_bucket, min_level, max_level;
   std::optional<int64_t> min_row_id, max_row_id;
+
+  bool operator==(const ManifestFileMeta&) const = default;
 };
 
 struct DeletionVectorMeta {
@@ -76,6 +84,8 @@ struct DeletionVectorMeta {
   int32_t offset = 0;
   int32_t length = 0;
   std::optional<int64_t> cardinality;
+
+  bool operator==(const DeletionVectorMeta&) const = default;
 };
 
 struct IndexManifestEntry {
@@ -89,6 +99,8 @@ struct IndexManifestEntry {
   std::optional<std::vector<DeletionVectorMeta>> deletion_vectors;
   std::optional<std::string> external_path;
   bool has_global_index = false;
+
+  bool operator==(const IndexManifestEntry&) const = default;
 };
 
 // Reads the manifest list, manifest or index manifest at `path`. An ORC or Parquet manifest (a table

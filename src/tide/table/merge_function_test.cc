@@ -68,9 +68,13 @@ TEST(MergeFunctionTest, AggregationWithRetraction) {
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ((**r)[1], Datum(int64_t{12}));
   EXPECT_EQ((**r)[2], Datum("x,y"));
-  auto retract = Fold(s, {KV(1, ValueKind::kInsert, int64_t{5}, "x"), KV(2, ValueKind::kUpdateBefore, int64_t{5}, Datum())});
+  auto retractable = MakeSchema({{"merge-engine", "aggregation"}, {"fields.a.aggregate-function", "sum"},
+                                 {"fields.b.aggregate-function", "listagg"}, {"fields.b.ignore-retract", "true"}});
+  auto retract = Fold(retractable, {KV(1, ValueKind::kInsert, int64_t{5}, "x"),
+                                    KV(2, ValueKind::kUpdateBefore, int64_t{5}, "x")});
   ASSERT_TRUE(retract.ok()) << retract.status().ToString();
   EXPECT_EQ((**retract)[1], Datum(int64_t{0}));
+  EXPECT_EQ((**retract)[2], Datum("x"));
   auto cannot = Fold(s, {KV(1, ValueKind::kInsert, int64_t{5}, "x"), KV(2, ValueKind::kUpdateBefore, int64_t{5}, "x")});
   ASSERT_FALSE(cannot.ok());
   EXPECT_NE(cannot.status().message().find("fields.b.ignore-retract"), std::string::npos);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +34,9 @@ struct ReadOptions {
   // Indices into the read schema's fields to return, in this order. Empty means all fields.
   std::vector<int> projection;
   bool all_columns = true;  // false with an empty projection reads no columns (row counts only)
+  // Table options overridden for this read only, e.g. {"ignore-delete": "true"}, as Flink's dynamic
+  // table options (`/*+ OPTIONS(...) */`).
+  std::map<std::string, std::string> dynamic_options;
 };
 
 class TableReader {

@@ -1,0 +1,31 @@
+// DataFileSource: opens one data file of a table for reading a list of columns, by file format.
+//
+// The table reader asks for physical columns (name, Parquet field id, type as written) and receives
+// batches of rows with each row's 0-based position in the file (deletion vectors are positions).
+// Parquet is read through format/parquet_reader; other formats (ORC, Avro) are refused with an error
+// naming the file. Thread-safety: one reader per thread.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tide/base/result.h"
+#include "tide/format/parquet_column.h"
+#include "tide/types/datum.h"
+
+namespace tide {
+
+class DataFileRowReader {
+ public:
+  virtual ~DataFileRowReader() = default;
+  // Appends up to `max_rows` rows (columns in request order) and their positions; false at the end.
+  virtual Result<bool> NextBatch(size_t max_rows, std::vector<Row>* rows, std::vector<int64_t>* positions) = 0;
+};
+
+// Opens `path` for `columns`; `table_name` names the table in errors.
+Result<std::unique_ptr<DataFileRowReader>> OpenDataFile(const std::string& path,
+                                                        const std::vector<ParquetColumnSpec>& columns,
+                                                        const std::string& table_name);
+
+}  // namespace tide

@@ -1,0 +1,36 @@
+// SnapshotTableReader: the TableReader of one snapshot: reads its splits one after another.
+//
+// Per split (one partition and bucket): append tables stream their files in order; primary-key tables
+// with deletion vectors stream their files above level 0; other primary-key tables merge all files by
+// a k-way merge on (key, sequence.field, _SEQUENCE_NUMBER) and fold each key with the merge engine.
+// Every file is read in the schema it was written with and mapped by field id onto the read schema
+// (renamed, dropped, added, reordered and re-typed columns). Deletion vectors drop the rows they mark.
+// Thread-safety: one thread at a time.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tide/base/result.h"
+#include "tide/io/file_system.h"
+#include "tide/table/file_store_scan.h"
+#include "tide/table/table_read.h"
+#include "tide/types/table_schema.h"
+
+namespace tide {
+
+struct TableReadContext {
+  FileSystem* fs = nullptr;
+  std::string table_path;
+  std::string table_name;
+  TableSchema read_schema;   // the schema rows are returned in (with read-time option overrides applied)
+  std::vector<int> projection;  // indices into read_schema.fields; empty with all_columns = all
+  bool all_columns = true;
+};
+
+Result<std::unique_ptr<TableReader>> CreateSnapshotTableReader(TableReadContext context,
+                                                               std::vector<DataSplit> splits);
+
+}  // namespace tide
