@@ -78,7 +78,11 @@ class AvroDatumDecoder {
       case AvroType::kBytes:
       case AvroType::kString: {
         std::string_view s;
-        TIDE_RETURN_IF_ERROR(ReadSized(node.type() == AvroType::kString ? "string" : "bytes", &s));
+        if (node.type() == AvroType::kString) {
+          TIDE_RETURN_IF_ERROR(ReadSized("string", "a string length", &s));
+        } else {
+          TIDE_RETURN_IF_ERROR(ReadSized("bytes", "a bytes length", &s));
+        }
         out->type_ = node.type();
         out->bytes_.assign(s.data(), s.size());
         return Status::OK();
@@ -174,7 +178,7 @@ class AvroDatumDecoder {
       for (int64_t i = 0; i < count; ++i) {
         if (is_map) {
           std::string_view key;
-          Status s = ReadSized("map key", &key);
+          Status s = ReadSized("map key", "a map key length", &key);
           if (!s.ok()) {
             PrependPath(fmt::format("[{}]", n / 2));
             return s;
@@ -241,9 +245,11 @@ class AvroDatumDecoder {
     return Bad(fmt::format("varint for {} is longer than 5 bytes", what));
   }
 
-  Status ReadSized(std::string_view what, std::string_view* out) {
+  // `what` names the value ("string"); `length_what` its length ("a string length"). Both are
+  // literals, so nothing is formatted unless there is an error.
+  Status ReadSized(std::string_view what, std::string_view length_what, std::string_view* out) {
     int64_t n;
-    TIDE_RETURN_IF_ERROR(ReadLong(&n, fmt::format("a {} length", what)));
+    TIDE_RETURN_IF_ERROR(ReadLong(&n, length_what));
     if (n < 0) return Bad(fmt::format("{} length {} is negative", what, n));
     if (n > end_ - p_) return Bad(fmt::format("{} length {} runs past the end of the block ({} bytes left)", what, n, end_ - p_));
     *out = std::string_view(p_, static_cast<size_t>(n));
@@ -451,7 +457,9 @@ Result<std::vector<AvroValue>> AvroReader::ReadAll() {
     AvroValue value;
     TIDE_ASSIGN_OR_RETURN(bool more, Next(&value));
     if (!more) break;
-    if (values.capacity() == values.size()) values.reserve(values.size() + static_cast<size_t>(block_remaining_) + 1);
+    if (values.capacity() == values.size()) {
+      values.reserve(std::max(values.size() * 2, values.size() + static_cast<size_t>(block_remaining_) + 1));
+    }
     values.push_back(std::move(value));
   }
   return values;
