@@ -4,6 +4,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <optional>
 #include <string_view>
 
@@ -600,8 +601,15 @@ Status ReadChunk(FileSystem* fs, const std::string& path, const ColumnChunkMeta&
     }
     std::string_view body = rest.substr(0, static_cast<size_t>(h.compressed_size));
     rest.remove_prefix(static_cast<size_t>(h.compressed_size));
-    if (h.num_values < 0 || h.num_values > kMaxListSize) {
+    if (h.num_values < 0 || h.num_values > kMaxListSize ||
+        (h.type != 2 && h.num_values > meta.num_values - values_read)) {
       return Status::Corruption("{}: page declares {} values", what, h.num_values);
+    }
+    // An INT96 page holds 12 bytes a value plus its levels (a few bytes a value at worst): a page that
+    // claims far more is damaged, and must not make the decoder allocate what it claims.
+    if (h.uncompressed_size < 0 || h.uncompressed_size > 64 + h.num_values * 32) {
+      return Status::Corruption("{}: page of {} values declares {} uncompressed bytes", what, h.num_values,
+                                h.uncompressed_size);
     }
     if (h.type == 2) {  // dictionary page: PLAIN INT96 values
       TIDE_ASSIGN_OR_RETURN(std::string page, Decompress(meta.codec, body, h.uncompressed_size, what));
@@ -716,13 +724,27 @@ Result<Int96Column> ReadInt96Column(const std::string& path, const std::string& 
   if (!found_leaf) return Status::NotFound("{}: no such top-level column", what);
 
   Int96Column out;
-  if (meta.num_rows < 0 || meta.num_rows > (int64_t{1} << 40)) {
+  if (meta.num_rows < 0 || meta.num_rows > (int64_t{1} << 31)) {
     return Status::Corruption("{}: footer declares {} rows", what, meta.num_rows);
   }
-  out.values.reserve(static_cast<size_t>(meta.num_rows));
-  out.valid.reserve(static_cast<size_t>(meta.num_rows));
+  int64_t group_rows = 0;
+  for (const RowGroupMeta& rg : meta.row_groups) {
+    if (rg.num_rows < 0 || rg.num_rows > meta.num_rows - group_rows) {
+      return Status::Corruption("{}: row groups hold more rows than the footer's {}", what, meta.num_rows);
+    }
+    group_rows += rg.num_rows;
+  }
+  // Reserve no more than a modest amount up front: the footer's counts are not trusted until decoded.
+  const size_t reserve = static_cast<size_t>(std::min<int64_t>(meta.num_rows, int64_t{1} << 22));
+  out.values.reserve(reserve);
+  out.valid.reserve(reserve);
   for (const RowGroupMeta& rg : meta.row_groups) {
     if (*found_leaf >= rg.columns.size()) return Status::Corruption("{}: a row group lacks the column", what);
+    // A top-level, non-repeated column has exactly one value (or NULL) per row.
+    if (rg.columns[*found_leaf].num_values != rg.num_rows) {
+      return Status::Corruption("{}: a row group of {} rows declares {} values", what, rg.num_rows,
+                                rg.columns[*found_leaf].num_values);
+    }
     size_t before = out.size();
     TIDE_RETURN_IF_ERROR(ReadChunk(fs, path, rg.columns[*found_leaf], optional, info.size, &out, what));
     if (static_cast<int64_t>(out.size() - before) != rg.num_rows) {
