@@ -245,6 +245,11 @@ TEST(AvroCorruptionTest, ArrayOfNullsWithAnAbsurdCountIsRefused) {
   std::string block = "\x80\x80\x80\x80\x80\x80\x01";  // 2^41 items of zero bytes
   block += '\0';
   ExpectCorruption(ReadEverything(HandMadeFile(schema, 1, block)), "array block claims");
+  // Nor can many blocks of a large count add up past the cap.
+  std::string many_blocks;
+  for (int i = 0; i < 5; ++i) many_blocks += "\x80\x80\x60";  // 2^19 + 2^18 items each
+  many_blocks += '\0';
+  ExpectCorruption(ReadEverything(HandMadeFile(schema, 1, many_blocks)), "array block claims");
   // A modest count of nulls is legitimate.
   size_t count = 0;
   EXPECT_TRUE(ReadEverything(HandMadeFile(schema, 1, std::string("\x14\x00", 2)), &count).ok());

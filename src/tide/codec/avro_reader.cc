@@ -166,7 +166,9 @@ class AvroDatumDecoder {
         }
       }
       int64_t min_item = item.min_encoded_size() + (is_map ? 1 : 0);
-      if (min_item > 0 ? count > (end_ - p_) / min_item : count > kMaxZeroSizeItems) {
+      // Items of zero bytes are capped over all blocks of the value, since bytes cannot bound them.
+      if (min_item > 0 ? count > (end_ - p_) / min_item
+                       : count > kMaxZeroSizeItems - static_cast<int64_t>(n / per_item)) {
         return Bad(fmt::format("{} block claims {} items but only {} bytes are left", is_map ? "map" : "array", count,
                                end_ - p_));
       }
