@@ -36,10 +36,12 @@ struct ParquetFileColumn {
   std::optional<int32_t> type_length;  // FIXED_LEN_BYTE_ARRAY
   std::string repetition;      // REQUIRED, OPTIONAL, REPEATED
   std::string converted_type;  // UTF8, DECIMAL, DATE, LIST, MAP, INT_8, TIMESTAMP_MILLIS, ... or empty
-  std::string logical_type;    // the Thrift LogicalType as DuckDB prints it, or empty
+  std::string logical_type;    // the Thrift LogicalType as text, or empty: Tide's footer parser writes
+                               // e.g. "TIMESTAMP(NANOS,UTC=false)", DuckDB's parquet_schema() its own form
   std::optional<int32_t> precision;  // DECIMAL
   std::optional<int32_t> scale;      // DECIMAL
-  std::string duckdb_type;     // the type DuckDB reads the column as, e.g. "TIMESTAMP WITH TIME ZONE"
+  std::string duckdb_type;     // the type DuckDB reads the column as, e.g. "TIMESTAMP WITH TIME ZONE";
+                               // filled only by ReadParquetFileInfoWithDuckDB
   std::vector<ParquetFileColumn> children;
 
   bool is_group() const { return physical_type.empty(); }

@@ -9,6 +9,8 @@
 #include <string_view>
 
 #include "tide/base/bytes.h"
+#include "tide/format/parquet_footer.h"
+#include "tide/format/thrift_compact.h"
 #include "tide/io/file_system.h"
 
 namespace tide {
@@ -29,296 +31,14 @@ TimestampValue Int96ToTimestamp(int64_t nanos_of_day, int32_t julian_day) {
 
 namespace {
 
-// Limits that keep a damaged footer from making the decoder allocate or loop without end.
-constexpr size_t kMaxThriftDepth = 32;
-constexpr int64_t kMaxListSize = 1 << 24;
+// Limits that keep a damaged page header from making the decoder allocate or loop without end.
+constexpr int64_t kMaxListSize = kMaxThriftElements;
 constexpr int64_t kMaxPageSize = int64_t{1} << 30;
 
-// ---- Thrift compact protocol (just what the Parquet footer and page headers need) ----
-
-enum ThriftType : uint8_t {
-  kStop = 0,
-  kTrue = 1,
-  kFalse = 2,
-  kByte = 3,
-  kI16 = 4,
-  kI32 = 5,
-  kI64 = 6,
-  kDouble = 7,
-  kBinary = 8,
-  kList = 9,
-  kSet = 10,
-  kMap = 11,
-  kStruct = 12,
-};
-
-class ThriftReader {
- public:
-  ThriftReader(std::string_view data, std::string what) : data_(data), what_(std::move(what)) {}
-
-  size_t position() const { return pos_; }
-
-  Status Error(std::string_view detail) const {
-    return Status::Corruption("{}: malformed Thrift data at offset {}: {}", what_, pos_, detail);
-  }
-
-  Result<uint64_t> Varint() {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      if (pos_ >= data_.size()) return Error("truncated varint");
-      uint8_t b = static_cast<uint8_t>(data_[pos_++]);
-      v |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if ((b & 0x80) == 0) return v;
-    }
-    return Error("varint longer than 10 bytes");
-  }
-  Result<int64_t> ZigZag() {
-    TIDE_ASSIGN_OR_RETURN(uint64_t v, Varint());
-    return static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1));
-  }
-  Result<uint8_t> Byte() {
-    if (pos_ >= data_.size()) return Error("truncated");
-    return static_cast<uint8_t>(data_[pos_++]);
-  }
-  Result<std::string_view> Binary() {
-    TIDE_ASSIGN_OR_RETURN(uint64_t n, Varint());
-    if (n > data_.size() - pos_) return Error("binary field longer than the data");
-    std::string_view v = data_.substr(pos_, n);
-    pos_ += n;
-    return v;
-  }
-
-  // Reads a field header; sets *type = kStop at the end of a struct.
-  Status FieldHeader(int16_t* last_id, uint8_t* type, int16_t* id) {
-    TIDE_ASSIGN_OR_RETURN(uint8_t b, Byte());
-    *type = b & 0x0f;
-    if (*type == kStop) return Status::OK();
-    uint8_t delta = b >> 4;
-    if (delta != 0) {
-      *id = static_cast<int16_t>(*last_id + delta);
-    } else {
-      TIDE_ASSIGN_OR_RETURN(int64_t v, ZigZag());
-      *id = static_cast<int16_t>(v);
-    }
-    *last_id = *id;
-    return Status::OK();
-  }
-  // Reads a list header: element type and count.
-  Status ListHeader(uint8_t* elem_type, int64_t* count) {
-    TIDE_ASSIGN_OR_RETURN(uint8_t b, Byte());
-    *elem_type = b & 0x0f;
-    int64_t n = b >> 4;
-    if (n == 15) {
-      TIDE_ASSIGN_OR_RETURN(uint64_t v, Varint());
-      if (v > static_cast<uint64_t>(kMaxListSize)) return Error("list too long");
-      n = static_cast<int64_t>(v);
-    }
-    *count = n;
-    return Status::OK();
-  }
-  Result<int64_t> Int(uint8_t type) {
-    if (type != kI16 && type != kI32 && type != kI64 && type != kByte) return Error("expected an integer field");
-    if (type == kByte) {
-      TIDE_ASSIGN_OR_RETURN(uint8_t b, Byte());
-      return static_cast<int8_t>(b);
-    }
-    return ZigZag();
-  }
-
-  Status Skip(uint8_t type, size_t depth = 0) {
-    if (depth > kMaxThriftDepth) return Error("nesting too deep");
-    switch (type) {
-      case kTrue:
-      case kFalse:
-        return Status::OK();  // the value is in the field header
-      case kByte:
-        return Byte().status();
-      case kI16:
-      case kI32:
-      case kI64:
-        return Varint().status();
-      case kDouble:
-        if (data_.size() - pos_ < 8) return Error("truncated double");
-        pos_ += 8;
-        return Status::OK();
-      case kBinary:
-        return Binary().status();
-      case kList:
-      case kSet: {
-        uint8_t elem;
-        int64_t n;
-        TIDE_RETURN_IF_ERROR(ListHeader(&elem, &n));
-        for (int64_t i = 0; i < n; ++i) {
-          if (elem == kTrue || elem == kFalse) {
-            TIDE_RETURN_IF_ERROR(Byte().status());  // list booleans take one byte each
-          } else {
-            TIDE_RETURN_IF_ERROR(Skip(elem, depth + 1));
-          }
-        }
-        return Status::OK();
-      }
-      case kMap: {
-        TIDE_ASSIGN_OR_RETURN(uint64_t n, Varint());
-        if (n == 0) return Status::OK();
-        if (n > static_cast<uint64_t>(kMaxListSize)) return Error("map too large");
-        TIDE_ASSIGN_OR_RETURN(uint8_t kv, Byte());
-        for (uint64_t i = 0; i < n; ++i) {
-          TIDE_RETURN_IF_ERROR(Skip(kv >> 4, depth + 1));
-          TIDE_RETURN_IF_ERROR(Skip(kv & 0x0f, depth + 1));
-        }
-        return Status::OK();
-      }
-      case kStruct: {
-        int16_t last = 0;
-        while (true) {
-          uint8_t t;
-          int16_t id = 0;
-          TIDE_RETURN_IF_ERROR(FieldHeader(&last, &t, &id));
-          if (t == kStop) return Status::OK();
-          TIDE_RETURN_IF_ERROR(Skip(t, depth + 1));
-        }
-      }
-      default:
-        return Error("unknown field type " + std::to_string(type));
-    }
-  }
-
- private:
-  std::string_view data_;
-  std::string what_;
-  size_t pos_ = 0;
-};
-
-// Calls `on_field(type, id)` for each field of the struct at the reader's position; the callback must
-// consume the field (or Skip it).
-template <typename F>
-Status ReadStruct(ThriftReader& in, F&& on_field) {
-  int16_t last = 0;
-  while (true) {
-    uint8_t type;
-    int16_t id = 0;
-    TIDE_RETURN_IF_ERROR(in.FieldHeader(&last, &type, &id));
-    if (type == kStop) return Status::OK();
-    TIDE_RETURN_IF_ERROR(on_field(type, id));
-  }
-}
-
-// ---- The footer, as far as this decoder needs it ----
-
-struct SchemaElement {
-  std::optional<int64_t> type;
-  std::optional<int64_t> repetition;
-  std::string name;
-  int64_t num_children = 0;
-};
-
-struct ColumnChunkMeta {
-  int64_t type = -1;
-  int64_t codec = 0;
-  int64_t num_values = 0;
-  int64_t total_compressed_size = 0;
-  int64_t data_page_offset = 0;
-  std::optional<int64_t> dictionary_page_offset;
-};
-
-struct RowGroupMeta {
-  std::vector<ColumnChunkMeta> columns;
-  int64_t num_rows = 0;
-};
-
-struct FileMeta {
-  std::vector<SchemaElement> schema;
-  std::vector<RowGroupMeta> row_groups;
-  int64_t num_rows = 0;
-};
-
-Status ReadSchemaElement(ThriftReader& in, SchemaElement* e) {
-  return ReadStruct(in, [&](uint8_t t, int16_t id) -> Status {
-    switch (id) {
-      case 1: { TIDE_ASSIGN_OR_RETURN(int64_t v, in.Int(t)); e->type = v; return Status::OK(); }
-      case 3: { TIDE_ASSIGN_OR_RETURN(int64_t v, in.Int(t)); e->repetition = v; return Status::OK(); }
-      case 4: {
-        if (t != kBinary) return in.Error("schema name is not a string");
-        TIDE_ASSIGN_OR_RETURN(std::string_view v, in.Binary());
-        e->name = std::string(v);
-        return Status::OK();
-      }
-      case 5: { TIDE_ASSIGN_OR_RETURN(e->num_children, in.Int(t)); return Status::OK(); }
-      default: return in.Skip(t);
-    }
-  });
-}
-
-Status ReadColumnMeta(ThriftReader& in, ColumnChunkMeta* m) {
-  return ReadStruct(in, [&](uint8_t t, int16_t id) -> Status {
-    switch (id) {
-      case 1: { TIDE_ASSIGN_OR_RETURN(m->type, in.Int(t)); return Status::OK(); }
-      case 4: { TIDE_ASSIGN_OR_RETURN(m->codec, in.Int(t)); return Status::OK(); }
-      case 5: { TIDE_ASSIGN_OR_RETURN(m->num_values, in.Int(t)); return Status::OK(); }
-      case 7: { TIDE_ASSIGN_OR_RETURN(m->total_compressed_size, in.Int(t)); return Status::OK(); }
-      case 9: { TIDE_ASSIGN_OR_RETURN(m->data_page_offset, in.Int(t)); return Status::OK(); }
-      case 11: { TIDE_ASSIGN_OR_RETURN(int64_t v, in.Int(t)); m->dictionary_page_offset = v; return Status::OK(); }
-      default: return in.Skip(t);
-    }
-  });
-}
-
-Status ReadColumnChunk(ThriftReader& in, ColumnChunkMeta* m) {
-  bool has_meta = false;
-  TIDE_RETURN_IF_ERROR(ReadStruct(in, [&](uint8_t t, int16_t id) -> Status {
-    if (id == 3 && t == kStruct) {
-      has_meta = true;
-      return ReadColumnMeta(in, m);
-    }
-    return in.Skip(t);
-  }));
-  if (!has_meta) return in.Error("column chunk without metadata (external column files are not supported)");
-  return Status::OK();
-}
-
-template <typename F>
-Status ReadList(ThriftReader& in, uint8_t t, uint8_t want_elem, F&& on_elem) {
-  if (t != kList) return in.Error("expected a list");
-  uint8_t elem;
-  int64_t n;
-  TIDE_RETURN_IF_ERROR(in.ListHeader(&elem, &n));
-  if (elem != want_elem) return in.Error("list of an unexpected element type");
-  for (int64_t i = 0; i < n; ++i) TIDE_RETURN_IF_ERROR(on_elem());
-  return Status::OK();
-}
-
-Status ReadRowGroup(ThriftReader& in, RowGroupMeta* rg) {
-  return ReadStruct(in, [&](uint8_t t, int16_t id) -> Status {
-    switch (id) {
-      case 1:
-        return ReadList(in, t, kStruct, [&]() -> Status {
-          rg->columns.emplace_back();
-          return ReadColumnChunk(in, &rg->columns.back());
-        });
-      case 3: { TIDE_ASSIGN_OR_RETURN(rg->num_rows, in.Int(t)); return Status::OK(); }
-      default: return in.Skip(t);
-    }
-  });
-}
-
-Status ReadFileMeta(ThriftReader& in, FileMeta* meta) {
-  return ReadStruct(in, [&](uint8_t t, int16_t id) -> Status {
-    switch (id) {
-      case 2:
-        return ReadList(in, t, kStruct, [&]() -> Status {
-          meta->schema.emplace_back();
-          return ReadSchemaElement(in, &meta->schema.back());
-        });
-      case 3: { TIDE_ASSIGN_OR_RETURN(meta->num_rows, in.Int(t)); return Status::OK(); }
-      case 4:
-        return ReadList(in, t, kStruct, [&]() -> Status {
-          meta->row_groups.emplace_back();
-          return ReadRowGroup(in, &meta->row_groups.back());
-        });
-      default: return in.Skip(t);
-    }
-  });
-}
+using ThriftReader = ThriftCompactReader;
+constexpr uint8_t kStruct = kThriftStruct;
+constexpr uint8_t kTrue = kThriftTrue;
+constexpr uint8_t kFalse = kThriftFalse;
 
 struct PageHeader {
   int64_t type = -1;  // 0 DATA_PAGE, 1 INDEX_PAGE, 2 DICTIONARY_PAGE, 3 DATA_PAGE_V2
@@ -334,14 +54,14 @@ struct PageHeader {
 };
 
 Status ReadPageHeader(ThriftReader& in, PageHeader* h) {
-  return ReadStruct(in, [&](uint8_t t, int16_t id) -> Status {
+  return in.ReadStruct([&](uint8_t t, int16_t id) -> Status {
     switch (id) {
       case 1: { TIDE_ASSIGN_OR_RETURN(h->type, in.Int(t)); return Status::OK(); }
       case 2: { TIDE_ASSIGN_OR_RETURN(h->uncompressed_size, in.Int(t)); return Status::OK(); }
       case 3: { TIDE_ASSIGN_OR_RETURN(h->compressed_size, in.Int(t)); return Status::OK(); }
       case 5:  // DataPageHeader
         if (t != kStruct) return in.Skip(t);
-        return ReadStruct(in, [&](uint8_t ft, int16_t fid) -> Status {
+        return in.ReadStruct([&](uint8_t ft, int16_t fid) -> Status {
           switch (fid) {
             case 1: { TIDE_ASSIGN_OR_RETURN(h->num_values, in.Int(ft)); return Status::OK(); }
             case 2: { TIDE_ASSIGN_OR_RETURN(h->encoding, in.Int(ft)); return Status::OK(); }
@@ -351,7 +71,7 @@ Status ReadPageHeader(ThriftReader& in, PageHeader* h) {
         });
       case 7:  // DictionaryPageHeader
         if (t != kStruct) return in.Skip(t);
-        return ReadStruct(in, [&](uint8_t ft, int16_t fid) -> Status {
+        return in.ReadStruct([&](uint8_t ft, int16_t fid) -> Status {
           switch (fid) {
             case 1: { TIDE_ASSIGN_OR_RETURN(h->num_values, in.Int(ft)); return Status::OK(); }
             case 2: { TIDE_ASSIGN_OR_RETURN(h->encoding, in.Int(ft)); return Status::OK(); }
@@ -360,7 +80,7 @@ Status ReadPageHeader(ThriftReader& in, PageHeader* h) {
         });
       case 8:  // DataPageHeaderV2
         if (t != kStruct) return in.Skip(t);
-        return ReadStruct(in, [&](uint8_t ft, int16_t fid) -> Status {
+        return in.ReadStruct([&](uint8_t ft, int16_t fid) -> Status {
           switch (fid) {
             case 1: { TIDE_ASSIGN_OR_RETURN(h->num_values, in.Int(ft)); return Status::OK(); }
             case 2: { TIDE_ASSIGN_OR_RETURN(h->num_nulls, in.Int(ft)); return Status::OK(); }
@@ -571,7 +291,7 @@ Status DecodeDefs(std::string_view data, int64_t n, std::vector<uint8_t>* defs, 
   return Status::OK();
 }
 
-Status ReadChunk(FileSystem* fs, const std::string& path, const ColumnChunkMeta& meta, bool optional,
+Status ReadChunk(FileSystem* fs, const std::string& path, const ParquetColumnChunk& meta, bool optional,
                  uint64_t file_size, Int96Column* out, const std::string& what) {
   if (meta.type != 3) return Status::Corruption("{}: the column chunk is not INT96 (type {})", what, meta.type);
   int64_t start = meta.data_page_offset;
@@ -672,36 +392,23 @@ Status ReadChunk(FileSystem* fs, const std::string& path, const ColumnChunkMeta&
 Result<Int96Column> ReadInt96Column(const std::string& path, const std::string& column) {
   FileSystem* fs = FileSystem::Local();
   const std::string what = "Parquet file " + path + ", column " + column;
-  TIDE_ASSIGN_OR_RETURN(FileInfo info, fs->Stat(path));
-  if (info.size < 12) return Status::Corruption("{}: file too short", what);
-  TIDE_ASSIGN_OR_RETURN(std::string tail, fs->ReadRange(path, info.size - 8, 8));
-  if (tail.compare(4, 4, "PAR1") != 0) return Status::Corruption("{}: no PAR1 magic at the end", what);
-  uint32_t footer_length = LoadLE<uint32_t>(reinterpret_cast<const uint8_t*>(tail.data()));
-  if (footer_length == 0 || footer_length > info.size - 12) {
-    return Status::Corruption("{}: footer length {} does not fit the file", what, footer_length);
-  }
-  TIDE_ASSIGN_OR_RETURN(std::string footer, fs->ReadRange(path, info.size - 8 - footer_length, footer_length));
-  ThriftReader in(footer, what + " footer");
-  FileMeta meta;
-  TIDE_RETURN_IF_ERROR(ReadFileMeta(in, &meta));
-  if (meta.schema.empty()) return Status::Corruption("{}: empty schema", what);
-
+  TIDE_ASSIGN_OR_RETURN(ParquetFooter meta, ReadParquetFooter(path));
   // Find the column among the root's children, and its index among the leaf columns.
-  const SchemaElement& root = meta.schema[0];
+  const ParquetSchemaElement& root = meta.schema[0];
   size_t element = 1;
   size_t leaf = 0;
   std::optional<size_t> found_leaf;
   bool optional = false;
   for (int64_t child = 0; child < root.num_children; ++child) {
     if (element >= meta.schema.size()) return Status::Corruption("{}: schema shorter than its root says", what);
-    const SchemaElement& e = meta.schema[element];
+    const ParquetSchemaElement& e = meta.schema[element];
     // Count the leaves of this subtree (pre-order: walk num_children).
     size_t leaves = 0;
     int64_t pending = 1;
     size_t walk = element;
     while (pending > 0) {
       if (walk >= meta.schema.size()) return Status::Corruption("{}: schema shorter than its groups say", what);
-      const SchemaElement& w = meta.schema[walk++];
+      const ParquetSchemaElement& w = meta.schema[walk++];
       --pending;
       if (w.num_children < 0 || w.num_children > kMaxListSize) return Status::Corruption("{}: bad schema", what);
       if (w.num_children > 0) {
@@ -728,7 +435,7 @@ Result<Int96Column> ReadInt96Column(const std::string& path, const std::string& 
     return Status::Corruption("{}: footer declares {} rows", what, meta.num_rows);
   }
   int64_t group_rows = 0;
-  for (const RowGroupMeta& rg : meta.row_groups) {
+  for (const ParquetRowGroup& rg : meta.row_groups) {
     if (rg.num_rows < 0 || rg.num_rows > meta.num_rows - group_rows) {
       return Status::Corruption("{}: row groups hold more rows than the footer's {}", what, meta.num_rows);
     }
@@ -738,7 +445,7 @@ Result<Int96Column> ReadInt96Column(const std::string& path, const std::string& 
   const size_t reserve = static_cast<size_t>(std::min<int64_t>(meta.num_rows, int64_t{1} << 22));
   out.values.reserve(reserve);
   out.valid.reserve(reserve);
-  for (const RowGroupMeta& rg : meta.row_groups) {
+  for (const ParquetRowGroup& rg : meta.row_groups) {
     if (*found_leaf >= rg.columns.size()) return Status::Corruption("{}: a row group lacks the column", what);
     // A top-level, non-repeated column has exactly one value (or NULL) per row.
     if (rg.columns[*found_leaf].num_values != rg.num_rows) {
@@ -746,7 +453,7 @@ Result<Int96Column> ReadInt96Column(const std::string& path, const std::string& 
                                 rg.columns[*found_leaf].num_values);
     }
     size_t before = out.size();
-    TIDE_RETURN_IF_ERROR(ReadChunk(fs, path, rg.columns[*found_leaf], optional, info.size, &out, what));
+    TIDE_RETURN_IF_ERROR(ReadChunk(fs, path, rg.columns[*found_leaf], optional, meta.file_size, &out, what));
     if (static_cast<int64_t>(out.size() - before) != rg.num_rows) {
       return Status::Corruption("{}: a row group of {} rows holds {} values", what, rg.num_rows, out.size() - before);
     }

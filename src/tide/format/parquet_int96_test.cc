@@ -461,14 +461,12 @@ TEST(Int96Test, DamagedFilesGiveErrorsNotCrashes) {
 TEST(Int96Test, AgreesWithDuckDbOnEveryJavaFixture) {
   auto db = DuckDB::Open();
   ASSERT_TRUE(db.ok());
-  auto conn = db->Connect();
-  ASSERT_TRUE(conn.ok());
   int columns_checked = 0;
   int64_t values_checked = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(testing::JavaFixtureWarehouse())) {
     if (entry.path().extension() != ".parquet") continue;
     const std::string path = entry.path().string();
-    auto info = ReadParquetFileInfo(*conn, path);
+    auto info = ReadParquetFileInfo(path);
     ASSERT_TRUE(info.ok()) << info.status().ToString();
     for (const ParquetFileColumn& column : info->columns) {
       if (column.physical_type != "INT96") continue;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "tide/base/bytes.h"
+#include "tide/format/parquet_footer.h"
 #include "tide/io/file_system.h"
 
 namespace tide {
@@ -69,33 +70,6 @@ const ParquetFileColumn* ParquetFileInfo::FindColumn(const std::string& name,
   return nullptr;
 }
 
-Status CheckParquetFileShape(const std::string& path) {
-  FileSystem* fs = FileSystem::Local();
-  TIDE_ASSIGN_OR_RETURN(FileInfo info, fs->Stat(path));
-  if (info.is_directory) return Status::InvalidArgument("{} is a directory, not a Parquet file", path);
-  // Smallest possible file: "PAR1", a footer of at least one byte, its 4-byte length, "PAR1".
-  if (info.size < 12) {
-    return Status::Corruption("Parquet file {} is truncated: {} bytes, too short for a Parquet file", path,
-                              info.size);
-  }
-  TIDE_ASSIGN_OR_RETURN(std::string head, fs->ReadRange(path, 0, 4));
-  TIDE_ASSIGN_OR_RETURN(std::string tail, fs->ReadRange(path, info.size - 8, 8));
-  if (head != "PAR1") {
-    return Status::Corruption("Parquet file {} is corrupt: it does not start with the PAR1 magic", path);
-  }
-  if (tail.compare(4, 4, "PAR1") != 0) {
-    return Status::Corruption("Parquet file {} is corrupt or truncated: it does not end with the PAR1 magic "
-                              "(was it copied whole?)",
-                              path);
-  }
-  uint32_t footer_length = LoadLE<uint32_t>(reinterpret_cast<const uint8_t*>(tail.data()));
-  if (footer_length == 0 || footer_length > info.size - 12) {
-    return Status::Corruption("Parquet file {} is corrupt: footer length {} does not fit a {}-byte file", path,
-                              footer_length, info.size);
-  }
-  return Status::OK();
-}
-
 Status ParquetReadError(const std::string& path, const Status& duckdb_error) {
   switch (duckdb_error.code()) {
     case StatusCode::kAborted:
@@ -104,17 +78,6 @@ Status ParquetReadError(const std::string& path, const Status& duckdb_error) {
     default:
       return Status::Corruption("Parquet file {} is corrupt or unreadable: {}", path, duckdb_error.message());
   }
-}
-
-Result<int64_t> ReadParquetRowCount(DuckConnection& conn, const std::string& path) {
-  TIDE_RETURN_IF_ERROR(CheckParquetFileShape(path));
-  auto result = conn.Query("SELECT CAST(num_rows AS BIGINT) FROM parquet_file_metadata(" + QuoteSqlString(path) + ")");
-  if (!result.ok()) return ParquetReadError(path, result.status());
-  DuckDataChunk chunk = result->FetchChunk();
-  if (!chunk || chunk.size() == 0) return Status::Corruption("Parquet file {}: DuckDB returned no footer row", path);
-  std::optional<int64_t> rows = CellInt(chunk.column(0), 0);
-  if (!rows) return Status::Corruption("Parquet file {}: the footer has no row count", path);
-  return *rows;
 }
 
 namespace {
@@ -136,13 +99,13 @@ std::string FilesForError(const std::vector<std::string>& paths) {
 
 }  // namespace
 
-Result<std::vector<ParquetFileInfo>> ReadParquetFileInfos(DuckConnection& conn,
-                                                          const std::vector<std::string>& paths) {
+Result<std::vector<ParquetFileInfo>> ReadParquetFileInfosWithDuckDB(DuckConnection& conn,
+                                                                    const std::vector<std::string>& paths) {
   std::vector<ParquetFileInfo> infos(paths.size());
   if (paths.empty()) return infos;
   std::map<std::string, size_t> index_of;
   for (size_t i = 0; i < paths.size(); ++i) {
-    TIDE_RETURN_IF_ERROR(CheckParquetFileShape(paths[i]));
+    TIDE_RETURN_IF_ERROR(ReadParquetFooter(paths[i]).status());
     infos[i].path = paths[i];
     index_of.emplace(paths[i], i);
   }
@@ -213,9 +176,76 @@ Result<std::vector<ParquetFileInfo>> ReadParquetFileInfos(DuckConnection& conn,
   return infos;
 }
 
-Result<ParquetFileInfo> ReadParquetFileInfo(DuckConnection& conn, const std::string& path) {
-  TIDE_ASSIGN_OR_RETURN(std::vector<ParquetFileInfo> infos, ReadParquetFileInfos(conn, {path}));
+Result<ParquetFileInfo> ReadParquetFileInfoWithDuckDB(DuckConnection& conn, const std::string& path) {
+  TIDE_ASSIGN_OR_RETURN(std::vector<ParquetFileInfo> infos, ReadParquetFileInfosWithDuckDB(conn, {path}));
   return std::move(infos[0]);
+}
+
+namespace {
+
+// Builds the column tree from the footer's pre-order schema. `*next` is the element to consume.
+Status BuildFromFooter(const std::vector<ParquetSchemaElement>& schema, size_t* next, int32_t count,
+                       std::vector<ParquetFileColumn>* out, const std::string& path, int depth) {
+  if (depth > 64) return Status::Corruption("Parquet file {}: schema nests deeper than 64 levels", path);
+  for (int32_t i = 0; i < count; ++i) {
+    if (*next >= schema.size()) {
+      return Status::Corruption("Parquet file {}: schema declares more children than it has elements", path);
+    }
+    const ParquetSchemaElement& e = schema[(*next)++];
+    ParquetFileColumn column;
+    column.name = e.name;
+    column.field_id = e.field_id;
+    if (e.num_children == 0) {
+      if (!e.type) return Status::Corruption("Parquet file {}: leaf column {} has no type", path, e.name);
+      column.physical_type = ParquetPhysicalTypeName(*e.type);
+    }
+    column.type_length = e.type_length;
+    column.repetition = e.repetition ? ParquetRepetitionName(*e.repetition) : std::string("REQUIRED");
+    column.converted_type = e.converted_type ? ParquetConvertedTypeName(*e.converted_type) : std::string();
+    column.logical_type = e.logical_type;
+    column.precision = e.precision;
+    column.scale = e.scale;
+    if (e.num_children > 0) {
+      TIDE_RETURN_IF_ERROR(BuildFromFooter(schema, next, e.num_children, &column.children, path, depth + 1));
+    }
+    out->push_back(std::move(column));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<ParquetFileInfo> ReadParquetFileInfo(const std::string& path) {
+  TIDE_ASSIGN_OR_RETURN(ParquetFooter footer, ReadParquetFooter(path));
+  ParquetFileInfo info;
+  info.path = path;
+  info.num_rows = footer.num_rows;
+  info.num_row_groups = static_cast<int64_t>(footer.row_groups.size());
+  info.file_size = static_cast<int64_t>(footer.file_size);
+  info.created_by = footer.created_by;
+  info.root_name = footer.schema[0].name;
+  size_t next = 1;
+  TIDE_RETURN_IF_ERROR(BuildFromFooter(footer.schema, &next, footer.schema[0].num_children, &info.columns, path, 0));
+  if (next != footer.schema.size()) {
+    return Status::Corruption("Parquet file {}: the schema has {} elements its root does not reach", path,
+                              footer.schema.size() - next);
+  }
+  return info;
+}
+
+Result<std::vector<ParquetFileInfo>> ReadParquetFileInfos(const std::vector<std::string>& paths) {
+  std::vector<ParquetFileInfo> infos;
+  infos.reserve(paths.size());
+  for (const std::string& path : paths) {
+    TIDE_ASSIGN_OR_RETURN(ParquetFileInfo info, ReadParquetFileInfo(path));
+    infos.push_back(std::move(info));
+  }
+  return infos;
+}
+
+Result<int64_t> ReadParquetRowCount(const std::string& path) {
+  TIDE_ASSIGN_OR_RETURN(ParquetFooter footer, ReadParquetFooter(path));
+  return footer.num_rows;
 }
 
 }  // namespace tide

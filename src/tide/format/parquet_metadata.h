@@ -1,10 +1,9 @@
-// ParquetFileInfo: what a Parquet file's footer says about it (row count, row groups, writer, schema with
-// field ids), read through DuckDB's parquet_file_metadata() and parquet_schema() table functions.
+// ParquetFileInfo: what a Parquet file's footer says about it (row count, row groups, writer, schema tree
+// with field ids), parsed by Tide (parquet_footer.h), or, for cross-checks, through DuckDB's
+// parquet_file_metadata() and parquet_schema() table functions.
 //
-// Also the checks every Tide Parquet reader runs before handing a path to DuckDB: the file exists and has
-// the `PAR1` magic at both ends with a footer length that fits, so a truncated file fails with a clear
-// Corruption naming it rather than with DuckDB's text. And the mapping of DuckDB's errors about one file
-// to Tide's codes (missing file: NotFound; anything the file's bytes caused: Corruption naming the file).
+// Also the mapping of DuckDB's errors about one file to Tide's codes: anything the file's bytes caused is
+// Corruption naming the file.
 // Thread-safety: functions; the connection passed in belongs to the calling thread.
 #pragma once
 
@@ -32,18 +31,20 @@ struct ParquetFileInfo {
   const ParquetFileColumn* FindColumn(const std::string& name, std::optional<int32_t> field_id) const;
 };
 
-// Reads the footer facts and the schema of the Parquet file at `path` (a local path).
-Result<ParquetFileInfo> ReadParquetFileInfo(DuckConnection& conn, const std::string& path);
+// Reads the footer facts and the schema of the Parquet file at `path` (a local path), parsing the footer
+// itself (parquet_footer.h): no DuckDB query. NotFound if the file is missing, Corruption naming it if it
+// is truncated or its footer is damaged.
+Result<ParquetFileInfo> ReadParquetFileInfo(const std::string& path);
+// The same for several files; parallel to `paths`.
+Result<std::vector<ParquetFileInfo>> ReadParquetFileInfos(const std::vector<std::string>& paths);
 
-// The same for several files in two DuckDB queries (not two per file); parallel to `paths`.
-Result<std::vector<ParquetFileInfo>> ReadParquetFileInfos(DuckConnection& conn, const std::vector<std::string>& paths);
+// The number of rows the footer of `path` declares.
+Result<int64_t> ReadParquetRowCount(const std::string& path);
 
-// The number of rows the footer of `path` declares (parquet_file_metadata), without reading the schema.
-Result<int64_t> ReadParquetRowCount(DuckConnection& conn, const std::string& path);
-
-// NotFound if `path` does not exist; Corruption naming it if it is shorter than a Parquet file can be,
-// lacks the `PAR1` magic at its start or end, or declares a footer longer than the file.
-Status CheckParquetFileShape(const std::string& path);
+// The same facts as DuckDB sees them, through its parquet_file_metadata() and parquet_schema() table
+// functions, with ParquetFileColumn::duckdb_type filled in (the other readers leave it empty). For
+// diagnostics and for cross-checking Tide's footer parser; two queries per call.
+Result<ParquetFileInfo> ReadParquetFileInfoWithDuckDB(DuckConnection& conn, const std::string& path);
 
 // Turns a DuckDB error met while reading `path` into Tide's terms: Aborted and resource errors keep their
 // code; everything else is Corruption "Parquet file <path> is corrupt or unreadable: <DuckDB's text>".

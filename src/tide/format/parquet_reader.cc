@@ -41,7 +41,7 @@ Result<std::unique_ptr<ParquetFileReader>> ParquetFileReader::OpenImpl(const Duc
   reader->columns_ = std::move(columns);
   reader->options_ = std::move(options);
   TIDE_ASSIGN_OR_RETURN(reader->conn_, db.Connect());
-  TIDE_ASSIGN_OR_RETURN(reader->infos_, ReadParquetFileInfos(reader->conn_, reader->paths_));
+  TIDE_ASSIGN_OR_RETURN(reader->infos_, ReadParquetFileInfos(reader->paths_));
   TIDE_RETURN_IF_ERROR(reader->Start());
   return reader;
 }

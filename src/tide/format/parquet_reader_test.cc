@@ -208,9 +208,7 @@ TEST(ParquetReaderTest, JavaPrimaryKeyFileWithNestedTypes) {
 
 TEST(ParquetReaderTest, FileSchemaListsFieldIdsOfNestedParts) {
   DuckDB db = OpenDb();
-  auto conn = db.Connect();
-  ASSERT_TRUE(conn.ok());
-  auto info = ReadParquetFileInfo(*conn, NestedDir() + "bucket-0/data-f63238db-a23a-4f18-9211-0835909197cf-0.parquet");
+  auto info = ReadParquetFileInfo(NestedDir() + "bucket-0/data-f63238db-a23a-4f18-9211-0835909197cf-0.parquet");
   ASSERT_TRUE(info.ok()) << info.status().ToString();
   ASSERT_EQ(info->columns.size(), 9u);
   EXPECT_EQ(info->columns[0].name, "_KEY_shopId");
@@ -237,7 +235,7 @@ TEST(ParquetReaderTest, FileSchemaListsFieldIdsOfNestedParts) {
   EXPECT_EQ(col2.children[0].children[1].field_id, MapValueFieldId(8, 1));
   EXPECT_EQ(col2.children[0].children[1].field_id, 536879104);
 
-  auto count = ReadParquetRowCount(*conn, NestedDir() + "bucket-0/data-f63238db-a23a-4f18-9211-0835909197cf-0.parquet");
+  auto count = ReadParquetRowCount(NestedDir() + "bucket-0/data-f63238db-a23a-4f18-9211-0835909197cf-0.parquet");
   ASSERT_TRUE(count.ok());
   EXPECT_EQ(*count, 3);
 }
