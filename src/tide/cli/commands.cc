@@ -4,6 +4,8 @@
 #include <iostream>
 
 #include "tide/base/logging.h"
+#include "tide/cli/pg_tail_command.h"
+#include "tide/cli/sql_command.h"
 
 namespace tide::cli {
 
@@ -12,6 +14,8 @@ int Main(int argc, char** argv) {
   app.require_subcommand(1);
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Log debug detail to stderr");
+  RegisterPgTail(app);
+  RegisterSql(app);
   CLI11_PARSE(app, argc, argv);
   InitLogging(verbose ? LogLevel::kDebug : LogLevel::kWarn);
   return 0;
