@@ -98,7 +98,9 @@ Status ParquetFileReader::Start() {
   sql += ")";
   if (!options_.filter_sql.empty()) sql += " WHERE " + options_.filter_sql;
 
-  auto result = conn_.QueryStreaming(sql);
+  int64_t total_rows = 0;
+  for (const ParquetFileInfo& info : infos_) total_rows += info.num_rows;
+  auto result = total_rows <= options_.materialize_max_rows ? conn_.Query(sql) : conn_.QueryStreaming(sql);
   if (!result.ok()) {
     // A bad filter is the caller's mistake, not the file's.
     if (!options_.filter_sql.empty() && result.status().IsInvalidArgument() &&

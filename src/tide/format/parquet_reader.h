@@ -43,6 +43,9 @@ struct ParquetReadOptions {
   // Decode top-level INT96 columns from the file to keep Java's nanoseconds (see the header comment).
   // Off: DuckDB's microsecond reading.
   bool exact_int96 = true;
+  // Scans of at most this many rows (by the footers) run as one materialized DuckDB query, which costs
+  // less than a streaming one for small files; larger scans stream chunk by chunk in bounded memory.
+  int64_t materialize_max_rows = 131072;
 };
 
 // A batch of rows; positions[i] and file_indexes[i] belong to rows[i].
