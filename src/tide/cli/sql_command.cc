@@ -1,0 +1,154 @@
+#include "tide/cli/sql_command.h"
+
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+
+#include "tide/base/strings.h"
+#include "tide/io/file_system.h"
+#include "tide/sql/lake_connection.h"
+#include "tide/sql/result_format.h"
+#include "tide/sql/result_text.h"
+#include "tide/sql/sql_statement_splitter.h"
+
+namespace tide::cli {
+
+namespace {
+
+class SqlSession {
+ public:
+  SqlSession(LakeConnection* lake, ResultRenderer* renderer, OutputFormat format, std::ostream& out,
+             std::ostream& err)
+      : lake_(lake), renderer_(renderer), format_(format), out_(out), err_(err) {}
+
+  // Runs one statement and prints its rows; prints the error and returns false if it fails.
+  bool Run(const std::string& statement) {
+    Result<DuckResult> result = lake_->connection().Query(statement);
+    if (!result.ok()) return Fail(result.status());
+    if (duckdb_result_return_type(*result->raw()) != DUCKDB_RESULT_TYPE_QUERY_RESULT) return true;
+    Result<TextResult> text = renderer_->Render(*result, CellStyleFor(format_));
+    if (!text.ok()) return Fail(text.status());
+    WriteResult(*text, format_, out_);
+    out_.flush();
+    return true;
+  }
+
+  // A shell command (a line starting with '.'); returns false to end the shell.
+  bool DotCommand(const std::string& line, bool* failed) {
+    std::vector<std::string> words;
+    for (const std::string& w : Split(Trim(line), ' ')) {
+      if (!w.empty()) words.push_back(w);
+    }
+    const std::string& command = words[0];
+    if (command == ".quit" || command == ".exit") return false;
+    if (command == ".help") {
+      out_ << ".exit, .quit       leave the shell\n"
+              ".mode FORMAT       print results as table, csv or json\n"
+              ".tables            list the lake's views\n"
+              "Statements end with ';'. Tables are <database>.<table>; time travel with\n"
+              "paimon_scan('<database>.<table>', snapshot_id => N).\n";
+    } else if (command == ".mode" && words.size() == 2) {
+      Result<OutputFormat> format = ParseOutputFormat(words[1]);
+      if (!format.ok()) {
+        *failed = !Fail(format.status());
+      } else {
+        format_ = *format;
+      }
+    } else if (command == ".tables") {
+      *failed = !Run(
+          "SELECT table_schema AS database, table_name AS \"table\" FROM information_schema.tables "
+          "WHERE table_type = 'VIEW' AND table_catalog = current_database() ORDER BY ALL");
+    } else {
+      *failed = !Fail(Status::InvalidArgument("unknown command {}: try .help", line));
+    }
+    return true;
+  }
+
+ private:
+  bool Fail(const Status& status) {
+    err_ << "Error: " << status.message() << std::endl;
+    return false;
+  }
+
+  LakeConnection* lake_;
+  ResultRenderer* renderer_;
+  OutputFormat format_;
+  std::ostream& out_;
+  std::ostream& err_;
+};
+
+int RunShell(SqlSession& session, bool interactive, std::istream& in, std::ostream& out) {
+  SqlStatementSplitter splitter;
+  bool any_failed = false;
+  std::string line;
+  while (true) {
+    if (interactive) {
+      out << (splitter.Empty() ? "tide> " : "  ...> ") << std::flush;
+    }
+    if (!std::getline(in, line)) break;
+    if (splitter.Empty() && StartsWith(Trim(line), ".")) {
+      bool failed = false;
+      if (!session.DotCommand(line, &failed)) return !interactive && any_failed ? 1 : 0;
+      any_failed |= failed;
+      continue;
+    }
+    splitter.Append(line);
+    splitter.Append("\n");
+    for (const std::string& statement : splitter.TakeComplete()) {
+      any_failed |= !session.Run(statement);
+    }
+  }
+  if (interactive) out << '\n';
+  // Input that ends without a final ';' still runs.
+  std::string rest = splitter.Pending();
+  if (!IsBlankSql(rest)) any_failed |= !session.Run(rest);
+  return !interactive && any_failed ? 1 : 0;
+}
+
+}  // namespace
+
+int RunSqlCommand(const SqlCommandOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
+  Result<OutputFormat> format = ParseOutputFormat(options.format);
+  if (!format.ok()) {
+    err << "Error: " << format.status().message() << std::endl;
+    return 1;
+  }
+  Result<std::unique_ptr<LakeConnection>> lake = LakeConnection::OpenWarehouse(FileSystem::Local(), options.warehouse);
+  if (!lake.ok()) {
+    err << "Error: " << lake.status().message() << std::endl;
+    return 1;
+  }
+  for (const std::string& skipped : (*lake)->skipped()) {
+    err << "Warning: not shown as a view: " << skipped << std::endl;
+  }
+  Result<std::unique_ptr<ResultRenderer>> renderer = ResultRenderer::Create(&(*lake)->connection());
+  if (!renderer.ok()) {
+    err << "Error: " << renderer.status().message() << std::endl;
+    return 1;
+  }
+  SqlSession session(lake->get(), renderer->get(), *format, out, err);
+  if (options.sql.empty()) return RunShell(session, options.interactive, in, out);
+  for (const std::string& statement : SqlStatementSplitter::SplitAll(options.sql)) {
+    if (!session.Run(statement)) return 1;
+  }
+  return 0;
+}
+
+void RegisterSql(CLI::App& app) {
+  auto options = std::make_shared<SqlCommandOptions>();
+  CLI::App* command = app.add_subcommand("sql", "Query the lake's tables with SQL (DuckDB)");
+  command->add_option("--warehouse", options->warehouse, "Warehouse folder (holds <database>.db/<table>/)")
+      ->required();
+  command->add_option("--format", options->format, "Output format: table, csv or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"table", "csv", "json"}, CLI::ignore_case));
+  command->add_option("sql", options->sql, "Statements to run (separated by ';'); without them, read stdin");
+  command->callback([options]() {
+    options->interactive = options->sql.empty() && ::isatty(STDIN_FILENO) == 1;
+    int code = RunSqlCommand(*options, std::cin, std::cout, std::cerr);
+    if (code != 0) throw CLI::RuntimeError(code);
+  });
+}
+
+}  // namespace tide::cli
