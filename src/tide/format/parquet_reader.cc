@@ -1,5 +1,7 @@
 #include "tide/format/parquet_reader.h"
 
+#include <strings.h>
+
 #include <utility>
 
 #include "tide/format/duckdb_vector_decoder.h"
@@ -52,6 +54,25 @@ std::string ParquetFileReader::FileNameForError() const {
 }
 
 Status ParquetFileReader::Start() {
+  // DuckDB binds column names case-insensitively and offers file_row_number / file_index as virtual
+  // columns: a file whose own column names would make either ambiguous is refused rather than misread.
+  for (const ParquetFileInfo& info : infos_) {
+    for (size_t i = 0; i < info.columns.size(); ++i) {
+      const std::string& name = info.columns[i].name;
+      if (strcasecmp(name.c_str(), "file_row_number") == 0 || strcasecmp(name.c_str(), "file_index") == 0) {
+        return Status::NotSupported("Parquet file {} has a column named {}, which Tide's DuckDB scan reserves",
+                                    info.path, name);
+      }
+      for (size_t j = 0; j < i; ++j) {
+        if (strcasecmp(name.c_str(), info.columns[j].name.c_str()) == 0) {
+          return Status::NotSupported(
+              "Parquet file {} has columns {} and {}, whose names differ only in case; Tide's DuckDB scan "
+              "cannot tell them apart",
+              info.path, info.columns[j].name, name);
+        }
+      }
+    }
+  }
   plans_.clear();
   plans_.resize(columns_.size());
   missing_.clear();

@@ -13,6 +13,10 @@
 // so Tide replaces those values with the exact nanoseconds Java wrote. INT96 values nested inside
 // ARRAY/MAP/ROW keep DuckDB's microsecond reading.
 //
+// DuckDB binds names case-insensitively, so a file with two top-level columns whose names differ only in
+// case, or with a column named file_row_number or file_index (DuckDB's virtual columns), is refused with
+// NotSupported rather than risk reading the wrong column.
+//
 // Errors: a missing file is NotFound; a file whose bytes are damaged or truncated gives Corruption naming
 // it (never a crash); a column whose stored type cannot be read as the wanted Paimon type is NotSupported
 // naming the column.

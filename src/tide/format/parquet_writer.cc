@@ -1,6 +1,7 @@
 #include "tide/format/parquet_writer.h"
 
 #include <fcntl.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -98,6 +99,11 @@ Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Create(const DuckD
     for (size_t j = 0; j < i; ++j) {
       if (writer->columns_[j].name == column.name) {
         return Status::InvalidArgument("Parquet file {}: column {} is listed twice", writer->path_, column.name);
+      }
+      if (strcasecmp(writer->columns_[j].name.c_str(), column.name.c_str()) == 0) {
+        return Status::NotSupported(
+            "Parquet file {}: columns {} and {} differ only in case, which DuckDB cannot write (it renames one)",
+            writer->path_, writer->columns_[j].name, column.name);
       }
     }
     TIDE_ASSIGN_OR_RETURN(DuckLogicalType type, ParquetStorageType(column.type, column.name));

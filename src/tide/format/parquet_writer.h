@@ -16,6 +16,8 @@
 //   * TIME is INT32 milliseconds without the TIME(MILLIS) annotation.
 //   * DECIMAL with precision above 18 is FIXED_LEN_BYTE_ARRAY(16), not the minimal length.
 //   * Every column is OPTIONAL: DuckDB does not write REQUIRED for NOT NULL columns (map keys excepted).
+//   * Top-level columns whose names differ only in case cannot be written (NotSupported): DuckDB
+//     renames one of them.
 //   * INT and BIGINT carry INT_32 / INT_64 converted types; the MAP's key_value group has no
 //     MAP_KEY_VALUE annotation; the root message is `duckdb_schema`, not `paimon_schema`; created_by names
 //     DuckDB. None of these change how a value reads.

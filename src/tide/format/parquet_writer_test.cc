@@ -419,5 +419,25 @@ TEST(ParquetWriterTest, ReaderConvertsWrittenTypesTheWayPaimonEvolvesThem) {
                              Datum(Ts("2024-01-02 03:04:05.678")), Datum(1.5)}));
 }
 
+TEST(ParquetWriterTest, NamesThatDuckDbCannotTellApartAreRefused) {
+  testing::TempDir dir;
+  DuckDB db = OpenDb();
+  // DuckDB renames the second of two columns whose names differ only in case ("amount_1"): refuse up front.
+  auto writer = ParquetFileWriter::Create(db, JoinPath(dir.path(), "case.parquet"),
+                                          {{"Amount", 1, DataType::Int()}, {"amount", 2, DataType::Int()}});
+  ASSERT_FALSE(writer.ok());
+  EXPECT_TRUE(writer.status().IsNotSupported()) << writer.status().ToString();
+
+  // A file (written by another tool) with a real column named file_index would shadow DuckDB's virtual
+  // column of that name: the reader refuses it instead of returning data as positions.
+  std::string path = JoinPath(dir.path(), "shadow.parquet");
+  auto conn = db.Connect();
+  ASSERT_TRUE(conn.ok());
+  ASSERT_TRUE(conn->Execute("COPY (SELECT 7 AS file_index, 1 AS x) TO " + QuoteSqlString(path) + " (FORMAT parquet)").ok());
+  auto reader = ParquetFileReader::Open(db, path, {{"x", std::nullopt, DataType::Int()}});
+  ASSERT_FALSE(reader.ok());
+  EXPECT_TRUE(reader.status().IsNotSupported()) << reader.status().ToString();
+}
+
 }  // namespace
 }  // namespace tide
