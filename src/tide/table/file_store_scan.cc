@@ -10,12 +10,17 @@
 
 namespace tide {
 
-std::string DataSplit::FilePath(const DataFileMeta& file) const {
-  if (file.external_path) {
-    std::string p = *file.external_path;
-    if (StartsWith(p, "file://")) p = p.substr(7);
-    return p;
+std::string LocalPathOf(std::string_view uri) {
+  // `file:/x`, `file:///x` and Java's `FILE:/x` all name the local path /x.
+  if (uri.size() >= 5 && EqualsIgnoreCase(uri.substr(0, 5), "file:")) {
+    uri.remove_prefix(5);
+    while (uri.size() >= 2 && uri[0] == '/' && uri[1] == '/') uri.remove_prefix(1);
   }
+  return std::string(uri);
+}
+
+std::string DataSplit::FilePath(const DataFileMeta& file) const {
+  if (file.external_path) return LocalPathOf(*file.external_path);
   return JoinPath(bucket_path, file.file_name);
 }
 
@@ -213,7 +218,7 @@ Result<std::vector<DataSplit>> FileStoreScan::Plan(const Snapshot& snapshot, con
       if (it == splits.end()) continue;
       std::string index_path;
       if (ie.external_path) {
-        index_path = StartsWith(*ie.external_path, "file://") ? ie.external_path->substr(7) : *ie.external_path;
+        index_path = LocalPathOf(*ie.external_path);
       } else {
         index_path = JoinPath(JoinPath(table_path_, "index"), ie.file_name);
         TIDE_ASSIGN_OR_RETURN(bool in_index_dir, fs_->Exists(index_path));

@@ -72,6 +72,10 @@ class FileStoreScan {
   const TableSchema& schema_;
 };
 
+// The local path a `file:` URI names (Java writes external paths as `FILE:/dir/...`); other strings
+// are returned unchanged.
+std::string LocalPathOf(std::string_view uri);
+
 // Hive-style escaping of one partition path segment (PAIMON_FORMAT.md §1).
 std::string EscapePartitionPathSegment(std::string_view text);
 

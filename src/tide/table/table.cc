@@ -1,5 +1,7 @@
 #include "tide/table/table.h"
 
+#include <set>
+
 #include "tide/table/file_store_scan.h"
 #include "tide/table/schema_manager.h"
 #include "tide/table/snapshot_manager.h"
@@ -14,51 +16,121 @@ std::string SnapshotSelector::ToString() const {
   return "the latest snapshot";
 }
 
-Result<std::unique_ptr<Table>> Table::Open(FileSystem* fs, std::string path, std::string name) {
-  SchemaManager schemas(fs, path);
+Result<std::unique_ptr<Table>> Table::Open(FileSystem* fs, std::string path, std::string name, std::string branch) {
+  std::string metadata_path = branch == "main" ? path : JoinPath(path, "branch/branch-" + branch);
+  SchemaManager schemas(fs, metadata_path);
   auto latest = schemas.Latest();
-  if (!latest.ok()) return latest.status().WithContext(fmt::format("opening table {}", name));
-  return std::unique_ptr<Table>(new Table(fs, std::move(path), std::move(name), std::move(latest).value()));
+  if (!latest.ok()) {
+    std::string what = branch == "main" ? name : fmt::format("{} (branch {})", name, branch);
+    return latest.status().WithContext(fmt::format("opening table {}", what));
+  }
+  return std::unique_ptr<Table>(
+      new Table(fs, std::move(path), std::move(metadata_path), std::move(branch), std::move(name), std::move(latest).value()));
 }
-
-}  // namespace tide
-
-namespace tide {
 
 Result<TableSchema> Table::ReadSchema(const SnapshotSelector& selector) const {
   // Reads of the latest snapshot see the table's current columns (ALTERs without data since apply);
   // time travel sees the schema the chosen snapshot was committed with.
   if (selector.IsLatest()) return latest_schema_;
-  SnapshotManager snapshots(fs_, path_);
+  SnapshotManager snapshots(fs_, metadata_path_);
   auto snapshot = snapshots.Resolve(selector);
   if (!snapshot.ok()) return snapshot.status().WithContext(fmt::format("table {}", name_));
   if (!*snapshot) return latest_schema_;
   if ((*snapshot)->schema_id == latest_schema_.id) return latest_schema_;
-  return SchemaManager(fs_, path_).Get((*snapshot)->schema_id);
+  return SchemaManager(fs_, metadata_path_).Get((*snapshot)->schema_id);
 }
 
-Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options) const {
-  SnapshotManager snapshots(fs_, path_);
+Result<std::vector<DataSplit>> Table::PlanSplits(const ReadOptions& options, const TableSchema& schema) const {
+  SnapshotManager snapshots(fs_, metadata_path_);
   auto resolved = snapshots.Resolve(options.snapshot);
   if (!resolved.ok()) return resolved.status().WithContext(fmt::format("table {}", name_));
+  if (!*resolved) return std::vector<DataSplit>{};
+  FileStoreScan scan(fs_, path_, name_, schema);
+  auto planned = scan.Plan(**resolved);
+  if (!planned.ok()) return planned.status().WithContext(fmt::format("table {}, snapshot {}", name_, (*resolved)->id));
+  return planned;
+}
+
+namespace {
+
+// Reads one reader after another (a table's own splits, then its fallback branch's).
+class ChainedTableReader final : public TableReader {
+ public:
+  explicit ChainedTableReader(std::vector<std::unique_ptr<TableReader>> readers) : readers_(std::move(readers)) {}
+  const std::vector<DataField>& fields() const override { return readers_.front()->fields(); }
+  Result<bool> NextBatch(size_t max_rows, std::vector<Row>* out) override {
+    while (current_ < readers_.size()) {
+      TIDE_ASSIGN_OR_RETURN(bool more, readers_[current_]->NextBatch(max_rows, out));
+      if (more) return true;
+      ++current_;
+    }
+    return false;
+  }
+
+ private:
+  std::vector<std::unique_ptr<TableReader>> readers_;
+  size_t current_ = 0;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options) const {
   TIDE_ASSIGN_OR_RETURN(TableSchema schema, ReadSchema(options.snapshot));
   for (const auto& [key, value] : options.dynamic_options) schema.SetOption(key, value);
+  TIDE_ASSIGN_OR_RETURN(std::vector<DataSplit> splits, PlanSplits(options, schema));
+
+  auto fallback = schema.FindOption("scan.fallback-branch");
+  std::unique_ptr<TableReader> fallback_reader;
+  if (fallback && !fallback->empty() && options.snapshot.IsLatest() && branch_ == "main") {
+    TIDE_ASSIGN_OR_RETURN(auto branch_table, Table::Open(fs_, path_, name_, *fallback));
+    std::set<std::string> own_partitions;
+    for (const auto& split : splits) own_partitions.insert(split.partition);
+    TableSchema branch_schema = branch_table->latest_schema();
+    for (const auto& [key, value] : options.dynamic_options) branch_schema.SetOption(key, value);
+    ReadOptions branch_options = options;
+    // The projection is by position in the main schema; map it onto the branch's fields by name.
+    branch_options.projection.clear();
+    std::vector<int> projection = options.projection;
+    if (projection.empty() && options.all_columns) {
+      for (size_t i = 0; i < schema.fields.size(); ++i) projection.push_back(static_cast<int>(i));
+    }
+    for (int p : projection) {
+      int idx = branch_schema.FieldIndex(schema.fields[static_cast<size_t>(p)].name);
+      if (idx < 0) {
+        return Status::InvalidArgument("table {}: fallback branch '{}' has no column '{}'", name_, *fallback,
+                                       schema.fields[static_cast<size_t>(p)].name);
+      }
+      branch_options.projection.push_back(idx);
+    }
+    branch_options.all_columns = !branch_options.projection.empty() || options.all_columns;
+    TIDE_ASSIGN_OR_RETURN(auto branch_splits, branch_table->PlanSplits(branch_options, branch_schema));
+    std::vector<DataSplit> missing;
+    for (auto& split : branch_splits) {
+      if (!own_partitions.count(split.partition)) missing.push_back(std::move(split));
+    }
+    TableReadContext bctx;
+    bctx.fs = fs_;
+    bctx.metadata_path = branch_table->metadata_path();
+    bctx.table_name = fmt::format("{} (branch {})", name_, *fallback);
+    bctx.projection = branch_options.projection;
+    bctx.all_columns = branch_options.all_columns;
+    bctx.read_schema = std::move(branch_schema);
+    TIDE_ASSIGN_OR_RETURN(fallback_reader, CreateSnapshotTableReader(std::move(bctx), std::move(missing)));
+  }
 
   TableReadContext ctx;
   ctx.fs = fs_;
-  ctx.table_path = path_;
+  ctx.metadata_path = metadata_path_;
   ctx.table_name = name_;
   ctx.projection = options.projection;
   ctx.all_columns = options.all_columns;
-  std::vector<DataSplit> splits;
-  if (*resolved) {
-    FileStoreScan scan(fs_, path_, name_, schema);
-    auto planned = scan.Plan(**resolved);
-    if (!planned.ok()) return planned.status().WithContext(fmt::format("table {}, snapshot {}", name_, (*resolved)->id));
-    splits = std::move(planned).value();
-  }
   ctx.read_schema = std::move(schema);
-  return CreateSnapshotTableReader(std::move(ctx), std::move(splits));
+  TIDE_ASSIGN_OR_RETURN(auto reader, CreateSnapshotTableReader(std::move(ctx), std::move(splits)));
+  if (!fallback_reader) return reader;
+  std::vector<std::unique_ptr<TableReader>> readers;
+  readers.push_back(std::move(reader));
+  readers.push_back(std::move(fallback_reader));
+  return std::unique_ptr<TableReader>(new ChainedTableReader(std::move(readers)));
 }
 
 }  // namespace tide

@@ -6,10 +6,7 @@
 #include "tide/base/strings.h"
 #include "tide/table/core_options.h"
 #include "tide/table/data_file_source.h"
-#if __has_include("tide/table/deletion_vector.h")
 #include "tide/table/deletion_vector.h"
-#define TIDE_HAVE_DV 1
-#endif
 #include "tide/table/merge_function.h"
 #include "tide/table/schema_manager.h"
 #include "tide/types/cast.h"
@@ -22,8 +19,8 @@ constexpr size_t kFileBatchRows = 4096;
 // Schemas by id, read once per reader.
 class SchemaCache {
  public:
-  SchemaCache(FileSystem* fs, const std::string& table_path, const TableSchema& read_schema)
-      : manager_(fs, table_path) {
+  SchemaCache(FileSystem* fs, const std::string& metadata_path, const TableSchema& read_schema)
+      : manager_(fs, metadata_path) {
     cache_.emplace(read_schema.id, read_schema);
   }
   Result<const TableSchema*> Get(int64_t id) {
@@ -92,9 +89,6 @@ class FileCursor {
                                   ctx.table_name, cursor->path_, ext);
     }
     auto dv = split.deletion_files.find(file.file_name);
-#ifndef TIDE_HAVE_DV
-    if (dv != split.deletion_files.end()) return Status::NotSupported("deletion vectors pending");
-#else
     if (dv != split.deletion_files.end()) {
       auto vector = ReadDeletionVector(fs, dv->second.index_path, dv->second.offset, dv->second.length);
       if (!vector.ok()) {
@@ -102,7 +96,6 @@ class FileCursor {
       }
       cursor->deletion_vector_ = std::move(vector).value();
     }
-#endif
     TIDE_ASSIGN_OR_RETURN(cursor->reader_, OpenDataFile(cursor->path_, columns, ctx.table_name));
     return cursor;
   }
@@ -112,9 +105,7 @@ class FileCursor {
     while (true) {
       ++index_;
       if (index_ < batch_.size()) {
-#ifdef TIDE_HAVE_DV
         if (deletion_vector_ && deletion_vector_->IsDeleted(positions_[index_])) continue;
-#endif
         TIDE_RETURN_IF_ERROR(Materialize());
         return true;
       }
@@ -164,9 +155,7 @@ class FileCursor {
   const std::vector<DataField>* needed_ = nullptr;
   std::vector<FieldSource> sources_;
   int seq_column_ = -1, kind_column_ = -1;
-#ifdef TIDE_HAVE_DV
   std::optional<DeletionVector> deletion_vector_;
-#endif
   std::unique_ptr<DataFileRowReader> reader_;
   std::vector<Row> batch_;
   std::vector<int64_t> positions_;
@@ -307,7 +296,7 @@ class MergeSource final : public SplitRowSource {
 class SnapshotTableReader final : public TableReader {
  public:
   SnapshotTableReader(TableReadContext ctx, std::vector<DataSplit> splits)
-      : ctx_(std::move(ctx)), splits_(std::move(splits)), schemas_(ctx_.fs, ctx_.table_path, ctx_.read_schema),
+      : ctx_(std::move(ctx)), splits_(std::move(splits)), schemas_(ctx_.fs, ctx_.metadata_path, ctx_.read_schema),
         options_(ctx_.read_schema) {}
 
   Status Init() {

@@ -23,7 +23,7 @@ namespace tide {
 
 struct TableReadContext {
   FileSystem* fs = nullptr;
-  std::string table_path;
+  std::string metadata_path;  // the folder holding schema/ (the table, or its branch folder)
   std::string table_name;
   TableSchema read_schema;   // the schema rows are returned in (with read-time option overrides applied)
   std::vector<int> projection;  // indices into read_schema.fields; empty with all_columns = all

@@ -120,6 +120,10 @@ bool CanCast(const DataType& from, const DataType& to) {
   if ((from.root() == TypeRoot::kDate || from.IsTimestamp()) && (to.root() == TypeRoot::kDate || to.IsTimestamp()))
     return true;
   if (from.IsTimestamp() && to.root() == TypeRoot::kTime) return true;
+  // Timestamps and epoch seconds (TimestampToNumericPrimitiveCastRule, NumericPrimitiveToTimestamp).
+  bool int_or_bigint = [](const DataType& t) { return t.root() == TypeRoot::kInt || t.root() == TypeRoot::kBigInt; }(to) ||
+                       [](const DataType& t) { return t.root() == TypeRoot::kInt || t.root() == TypeRoot::kBigInt; }(from);
+  if (int_or_bigint && (from.IsTimestamp() || to.IsTimestamp())) return true;
   if (from.root() == TypeRoot::kTime && to.root() == TypeRoot::kTime) return true;
   return false;
 }
@@ -196,6 +200,17 @@ Result<Datum> CastDatum(const Datum& v, const DataType& from, const DataType& to
     if (to.root() == TypeRoot::kBinary) s.resize(static_cast<size_t>(to.length()), '\0');
     if (to.root() == TypeRoot::kVarBinary && s.size() > static_cast<size_t>(to.length())) s.resize(static_cast<size_t>(to.length()));
     return Datum(std::move(s));
+  }
+
+  // Timestamps and epoch seconds, as Java: a timestamp casts to INT/BIGINT as its epoch seconds (millis
+  // / 1000, truncated) and INT/BIGINT to a timestamp as seconds. WITH LOCAL TIME ZONE values convert in
+  // UTC (Java uses the JVM's zone; Tide takes UTC so the result does not depend on the machine).
+  if (from.IsTimestamp() && (to.root() == TypeRoot::kInt || to.root() == TypeRoot::kBigInt)) {
+    int64_t seconds = v.as_timestamp().millis / 1000;
+    return Datum(to.root() == TypeRoot::kInt ? static_cast<int64_t>(static_cast<int32_t>(seconds)) : seconds);
+  }
+  if ((from.root() == TypeRoot::kInt || from.root() == TypeRoot::kBigInt) && to.IsTimestamp()) {
+    return Datum(TimestampValue{v.as_int() * 1000, 0});
   }
 
   // Dates, times and timestamps.

@@ -371,6 +371,9 @@ class TypeParser {
       return DataType::Row(std::move(fields));
     }
     if (w == "VARIANT") return DataType::Variant();
+    if (w == "BLOB") {
+      return Status::NotSupported("type BLOB (blob files, Paimon 1.3+) is not supported yet");
+    }
     return Status::InvalidArgument("unknown type '{}' in '{}'", w, text_);
   }
 

@@ -36,7 +36,10 @@ Result<TableSchema> TableSchema::FromJson(const std::string& text, const std::st
   }
   for (const auto& f : j["fields"]) {
     auto field = DataField::FromJson(f);
-    if (!field.ok()) return Status::Corruption("schema file {}: {}", file, field.status().message());
+    if (!field.ok()) {
+      StatusCode code = field.status().IsNotSupported() ? StatusCode::kNotSupported : StatusCode::kCorruption;
+      return Status(code, fmt::format("schema file {}: {}", file, field.status().message()));
+    }
     s.fields.push_back(std::move(field).value());
   }
   int32_t max_id = -1;
