@@ -31,7 +31,9 @@ void ExpectSameColumns(const std::vector<ParquetFileColumn>& tide, const std::ve
     EXPECT_EQ(a.precision, b.precision) << at;
     EXPECT_EQ(a.scale, b.scale) << at;
     // DuckDB prints no repetition for a group whose repetition is unset; Tide reads that as REQUIRED.
-    if (!b.repetition.empty()) EXPECT_EQ(a.repetition, b.repetition) << at;
+    if (!b.repetition.empty()) {
+      EXPECT_EQ(a.repetition, b.repetition) << at;
+    }
     EXPECT_EQ(a.logical_type.empty(), b.logical_type.empty()) << at << ": " << a.logical_type << " / " << b.logical_type;
     ExpectSameColumns(a.children, b.children, at);
   }

@@ -216,12 +216,6 @@ Result<std::string> Decompress(int64_t codec, std::string_view in, int64_t uncom
   }
 }
 
-int BitWidth(int64_t max_value) {
-  int w = 0;
-  while ((int64_t{1} << w) <= max_value) ++w;
-  return w;
-}
-
 struct Int96Raw {
   int64_t nanos_of_day;
   int32_t julian_day;

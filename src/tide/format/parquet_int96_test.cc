@@ -388,7 +388,9 @@ TEST(Int96Test, ReadsEveryPageKindEncodingAndCodec) {
           ASSERT_EQ(column->size(), expected.size()) << label;
           for (size_t i = 0; i < expected.size(); ++i) {
             ASSERT_EQ(column->valid[i] != 0, expected[i].has_value()) << label << " row " << i;
-            if (expected[i]) EXPECT_EQ(column->values[i], *expected[i]) << label << " row " << i;
+            if (expected[i]) {
+              EXPECT_EQ(column->values[i], *expected[i]) << label << " row " << i;
+            }
           }
           // The hand-built file is a valid Parquet file: DuckDB reads it too, and the reader gives the
           // exact values through its normal path.

@@ -16,6 +16,14 @@
 namespace tide {
 namespace {
 
+DataField Field(int32_t id, std::string name, DataType type) {
+  DataField field;
+  field.id = id;
+  field.name = std::move(name);
+  field.type = std::move(type);
+  return field;
+}
+
 std::string Fixture(const std::string& relative) {
   return JoinPath(testing::JavaFixtureWarehouse(), relative);
 }
@@ -151,8 +159,8 @@ std::string NestedDir() { return Fixture("pk_table_nested_type.db/pk_table_neste
 // The physical columns of a primary-key file (PAIMON_FORMAT.md §6.4): _KEY_shopId, _SEQUENCE_NUMBER,
 // _VALUE_KIND, then the table's fields.
 std::vector<ParquetColumnSpec> NestedPkColumns() {
-  DataType row_type = DataType::Row({DataField{5, "f0", DataType::String()}, DataField{6, "f1", DataType::Int()},
-                                     DataField{7, "f2", DataType::Array(DataType::Int())}});
+  DataType row_type = DataType::Row({Field(5, "f0", DataType::String()), Field(6, "f1", DataType::Int()),
+                                     Field(7, "f2", DataType::Array(DataType::Int()))});
   return {{"_KEY_shopId", kKeyFieldIdStart + 0, DataType::Int(false)},
           {"_SEQUENCE_NUMBER", kSequenceNumberFieldId, DataType::BigInt(false)},
           {"_VALUE_KIND", kValueKindFieldId, DataType::TinyInt(false)},
@@ -249,7 +257,7 @@ TEST(ParquetReaderTest, ColumnsResolveByFieldIdAndMissingOnesReadAsNull) {
       {"renamed_col0", 3, DataType::Int()},  // col0 under a later name: found by its field id
       {"added_later", 99, DataType::String()},  // in no file
       {"shopId", std::nullopt, DataType::BigInt()},  // no id: by name; INT widened to BIGINT
-      {"col1", 4, DataType::Row({DataField{6, "f1", DataType::Int()}, DataField{50, "gone", DataType::Int()}})},
+      {"col1", 4, DataType::Row({Field(6, "f1", DataType::Int()), Field(50, "gone", DataType::Int())})},
   };
   auto reader = ParquetFileReader::Open(db, NestedDir() + "bucket-0/data-f63238db-a23a-4f18-9211-0835909197cf-0.parquet",
                                         columns);

@@ -16,6 +16,14 @@
 namespace tide {
 namespace {
 
+DataField Field(int32_t id, std::string name, DataType type) {
+  DataField field;
+  field.id = id;
+  field.name = std::move(name);
+  field.type = std::move(type);
+  return field;
+}
+
 DuckDB OpenDb() {
   auto db = DuckDB::Open(":memory:", {{"threads", "2"}});
   EXPECT_TRUE(db.ok()) << db.status().ToString();
@@ -43,10 +51,10 @@ Datum Days(const char* text) {
 Datum N(std::vector<Datum> items) { return Datum::Nested(std::move(items)); }
 
 std::vector<ParquetColumnSpec> AllTypes() {
-  DataType inner_row = DataType::Row({DataField{34, "z", DataType::String()}});
-  DataType row = DataType::Row({DataField{31, "a", DataType::Int(false)},
-                                DataField{32, "b", DataType::Array(DataType::Decimal(20, 2))},
-                                DataField{33, "c", DataType::Map(DataType::Int(false), inner_row)}});
+  DataType inner_row = DataType::Row({Field(34, "z", DataType::String())});
+  DataType row = DataType::Row({Field(31, "a", DataType::Int(false)),
+                                Field(32, "b", DataType::Array(DataType::Decimal(20, 2))),
+                                Field(33, "c", DataType::Map(DataType::Int(false), inner_row))});
   return {
       {"b", 1, DataType::Boolean()},
       {"i8", 2, DataType::TinyInt()},
