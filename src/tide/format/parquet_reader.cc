@@ -169,18 +169,22 @@ Status ParquetFileReader::FillBatch(const DuckDataChunk& chunk, ParquetBatch* ba
   for (ColumnPlan& plan : plans_) {
     if (!plan.missing) plan.decoder->Bind(chunk.column(plan.result_index));
   }
-  batch->rows.resize(n);
+  batch->rows.reserve(n);
   batch->positions.resize(n);
   batch->file_indexes.resize(n);
   for (idx_t r = 0; r < n; ++r) {
     if (files[r] >= paths_.size()) return Status::Internal("DuckDB returned file index {} of {}", files[r], paths_.size());
     batch->positions[r] = positions[r];
     batch->file_indexes[r] = static_cast<uint32_t>(files[r]);
-    Row& row = batch->rows[r];
-    row.resize(columns_.size());
-    for (size_t c = 0; c < plans_.size(); ++c) {
-      const ColumnPlan& plan = plans_[c];
-      row[c] = plan.missing ? Datum() : plan.decoder->Get(r);
+    // Values are constructed in place: this loop is the reader's hot path.
+    Row& row = batch->rows.emplace_back();
+    row.reserve(plans_.size());
+    for (const ColumnPlan& plan : plans_) {
+      if (plan.missing) {
+        row.emplace_back();
+      } else {
+        row.push_back(plan.decoder->Get(r));
+      }
     }
   }
   // Replace DuckDB's microsecond reading of INT96 columns with the exact values.
