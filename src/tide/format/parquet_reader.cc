@@ -18,6 +18,18 @@ struct ParquetFileReader::ColumnPlan {
   std::vector<uint8_t> exact_int96;          // per file: stored as top-level INT96, decoded by Tide
 };
 
+std::string ReadParquetCall(const std::vector<std::string>& paths, bool union_by_name) {
+  std::string call = "read_parquet([";
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (i > 0) call += ", ";
+    call += QuoteSqlString(paths[i]);
+  }
+  // Paimon's partition directories (dt=2024-01-01/) must not become columns; binary stays BLOB.
+  call += "], hive_partitioning = false, binary_as_string = false";
+  if (union_by_name) call += ", union_by_name = true";
+  return call + ")";
+}
+
 ParquetFileReader::~ParquetFileReader() = default;
 
 Result<std::unique_ptr<ParquetFileReader>> ParquetFileReader::Open(const DuckDB& db, const std::string& path,
@@ -108,15 +120,7 @@ Status ParquetFileReader::Start() {
     select += QuoteSqlIdentifier(plan.physical_name);
     select += ", ";
   }
-  std::string sql = "SELECT " + select + "file_row_number, file_index FROM read_parquet([";
-  for (size_t i = 0; i < paths_.size(); ++i) {
-    if (i > 0) sql += ", ";
-    sql += QuoteSqlString(paths_[i]);
-  }
-  // Paimon's partition directories (dt=2024-01-01/) must not become columns; binary stays BLOB.
-  sql += "], hive_partitioning = false, binary_as_string = false";
-  if (paths_.size() > 1) sql += ", union_by_name = true";
-  sql += ")";
+  std::string sql = "SELECT " + select + "file_row_number, file_index FROM " + ReadParquetCall(paths_, paths_.size() > 1);
   if (!options_.filter_sql.empty()) sql += " WHERE " + options_.filter_sql;
 
   int64_t total_rows = 0;

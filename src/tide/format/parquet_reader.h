@@ -66,6 +66,14 @@ struct ParquetBatch {
   }
 };
 
+// The DuckDB table-function call that scans `paths` the way Paimon data files must be scanned:
+// `read_parquet([...], hive_partitioning = false, binary_as_string = false[, union_by_name = true])`.
+// Without hive_partitioning = false DuckDB turns Paimon's partition directories (`dt=2025-04-14/hr=10/`)
+// into columns that replace the file's own `dt` and `hr` (as DATE and BIGINT). For SQL that scans data
+// files directly; note that such a scan reads INT96 timestamps (Java's TIMESTAMP(7..9)) at DuckDB's
+// microsecond precision, see the header comment.
+std::string ReadParquetCall(const std::vector<std::string>& paths, bool union_by_name);
+
 class ParquetFileReader {
  public:
   // Opens one file. Reads its footer (schema, field ids), resolves `columns` and starts the scan.

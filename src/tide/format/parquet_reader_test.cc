@@ -440,5 +440,40 @@ TEST(ParquetReaderTest, EveryJavaFixtureFileReadsWithItsTableSchema) {
   EXPECT_GT(files, 100) << skipped_tables << " tables skipped";
 }
 
+TEST(ParquetReaderTest, ScanCallKeepsTheFilesOwnPartitionColumns) {
+  DuckDB db = OpenDb();
+  auto conn = db.Connect();
+  ASSERT_TRUE(conn.ok());
+  // The file sits under dt=2025-04-14/hr=10/; its own dt is a STRING and hr an INT, which must win.
+  std::string call = ReadParquetCall({NestedDir() + "bucket-0/data-f63238db-a23a-4f18-9211-0835909197cf-0.parquet"},
+                                     false);
+  auto result = conn->Query("SELECT typeof(dt) || ' ' || typeof(hr) FROM " + call + " LIMIT 1");
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  DuckDataChunk chunk = result->FetchChunk();
+  ASSERT_TRUE(chunk);
+  auto* s = static_cast<duckdb_string_t*>(duckdb_vector_get_data(chunk.column(0)));
+  EXPECT_EQ(std::string(duckdb_string_t_data(s), duckdb_string_t_length(*s)), "VARCHAR INTEGER");
+}
+
+TEST(ParquetReaderTest, UtcAdjustedTimeReadsAsMillisecondsOfTheDay) {
+  // Java writes TIME as INT32 TIME(MILLIS, isAdjustedToUTC = true), which DuckDB reads as TIME WITH TIME
+  // ZONE; DuckDB writes such a column as INT64 micros, read the same way.
+  testing::TempDir dir;
+  DuckDB db = OpenDb();
+  auto conn = db.Connect();
+  ASSERT_TRUE(conn.ok());
+  std::string path = JoinPath(dir.path(), "time.parquet");
+  ASSERT_TRUE(conn->Execute("COPY (SELECT '12:34:56.789+00'::TIMETZ AS t UNION ALL SELECT NULL) TO " +
+                            QuoteSqlString(path) + " (FORMAT parquet)")
+                  .ok());
+  auto reader = ParquetFileReader::Open(db, path, {{"t", std::nullopt, DataType::Time(3)}});
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto rows = (*reader)->ReadAll();
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0][0], Datum(int64_t{(12 * 3600 + 34 * 60 + 56) * 1000 + 789}));
+  EXPECT_TRUE((*rows)[1][0].is_null());
+}
+
 }  // namespace
 }  // namespace tide
