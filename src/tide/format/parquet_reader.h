@@ -6,7 +6,8 @@
 // caller decides what a missing column means). Rows come in batches of up to one DuckDB chunk (2048),
 // each row with its 0-based position in its file (what deletion vectors index) and the index of its file.
 //
-// Reading goes through DuckDB's read_parquet with hive partitioning off (Paimon's `dt=...` directories
+// The footers (schema, field ids, row counts) are parsed by Tide (parquet_footer.h); the rows come from
+// one DuckDB query: read_parquet with hive partitioning off (Paimon's `dt=...` directories
 // must not turn into columns) and is decoded straight from the result vectors (duckdb_vector_decoder.h).
 // Top-level INT96 timestamps (Java's TIMESTAMP(7..9)) are decoded by Tide from the file itself
 // (parquet_int96.h): DuckDB 1.4 converts INT96 to microseconds, rounding pre-1970 values the wrong way,
