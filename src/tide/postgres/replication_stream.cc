@@ -109,6 +109,8 @@ Status ReplicationStream::Open(std::unique_ptr<PgConnection> adopted) {
                             options_.slot, conn_->redacted_conninfo());
   }
   TIDE_ASSIGN_OR_RETURN(PgResult db, conn_->Query("SELECT current_database()"));
+  // A temporary slot is held by the session that created it: on an adopted connection that is us.
+  if (slot->active && slot->active_pid && *slot->active_pid == PQbackendPID(conn_->raw())) slot->active = false;
   TIDE_RETURN_IF_ERROR(CheckSlotUsable(*slot, db.Value(0, 0)));
   start_lsn_ = std::max(options_.start_lsn, slot->confirmed_flush_lsn);
   durable_ = start_lsn_;
