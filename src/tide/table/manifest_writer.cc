@@ -382,7 +382,7 @@ Result<std::vector<ManifestFileMeta>> ManifestFileWriter::WriteManifests(const s
     TIDE_ASSIGN_OR_RETURN(std::string bytes, open->Finish(&meta));
     open.reset();
     meta.file_name = namer_->NewManifestName();
-    TIDE_RETURN_IF_ERROR(fs_->WriteFileExclusive(PathOf(meta.file_name), bytes));
+    TIDE_RETURN_IF_ERROR(Store(meta.file_name, bytes));
     out.push_back(std::move(meta));
     return Status::OK();
   };
@@ -414,15 +414,23 @@ Result<std::pair<std::string, int64_t>> ManifestFileWriter::WriteManifestList(
     const std::vector<ManifestFileMeta>& metas) {
   TIDE_ASSIGN_OR_RETURN(std::string bytes, EncodeManifestList(metas, options_.avro));
   std::string name = namer_->NewManifestListName();
-  TIDE_RETURN_IF_ERROR(fs_->WriteFileExclusive(PathOf(name), bytes));
+  TIDE_RETURN_IF_ERROR(Store(name, bytes));
   return std::make_pair(name, static_cast<int64_t>(bytes.size()));
 }
 
 Result<std::string> ManifestFileWriter::WriteIndexManifest(const std::vector<IndexManifestEntry>& entries) {
   TIDE_ASSIGN_OR_RETURN(std::string bytes, EncodeIndexManifest(entries, options_.avro));
   std::string name = namer_->NewIndexManifestName();
-  TIDE_RETURN_IF_ERROR(fs_->WriteFileExclusive(PathOf(name), bytes));
+  TIDE_RETURN_IF_ERROR(Store(name, bytes));
   return name;
+}
+
+Status ManifestFileWriter::Store(const std::string& name, std::string_view bytes) const {
+  Status s = fs_->WriteFileExclusive(PathOf(name), bytes);
+  // The name is this writer's own: whatever a failed write left under it (e.g. a rename that took
+  // effect but reported an error) is removed, as Java's ObjectsFile does.
+  if (!s.ok() && !s.IsAlreadyExists()) DeleteQuietly(name);
+  return s;
 }
 
 Result<std::vector<ManifestEntry>> ManifestFileWriter::ReadManifest(const std::string& name) const {

@@ -145,6 +145,9 @@ class ManifestFileWriter {
   const std::vector<DataType>& partition_types() const { return partition_types_; }
 
  private:
+  // Stores a new file durably; on failure nothing is left under its name.
+  Status Store(const std::string& name, std::string_view bytes) const;
+
   FileSystem* fs_;
   std::string manifest_dir_;
   std::vector<DataType> partition_types_;

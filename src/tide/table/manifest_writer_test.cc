@@ -133,8 +133,11 @@ std::string OurDatumBytes(ManifestKind kind, const std::vector<T>& records, F to
   return out;
 }
 
-std::vector<DataType> PartitionTypesOf(const std::string& table) {
-  TableSchema schema = SchemaManager(FileSystem::Local(), table).Latest().value();
+// The partition types of a fixture table; nullopt for a schema Tide does not parse (e.g. BLOB columns).
+std::optional<std::vector<DataType>> PartitionTypesOf(const std::string& table) {
+  auto latest = SchemaManager(FileSystem::Local(), table).Latest();
+  if (!latest.ok()) return std::nullopt;
+  const TableSchema& schema = *latest;
   std::vector<DataType> types;
   for (const auto& k : schema.partition_keys) types.push_back(schema.fields[schema.FieldIndex(k)].type);
   return types;
@@ -221,9 +224,12 @@ TEST(ManifestWriterTest, ManifestListRecordsMatchJavasForTheSameEntries) {
   ManifestFileNamer namer;
   int compared = 0, partitioned = 0;
   for (const auto& f : JavaFilesWithOurSchema(ManifestKind::kList)) {
-    std::vector<DataType> types = PartitionTypesOf(f.table);
+    auto partition_types = PartitionTypesOf(f.table);
+    if (!partition_types) continue;
+    const std::vector<DataType>& types = *partition_types;
     ManifestFileWriter writer(local, dir.path(), types, &namer);
-    for (const auto& java : ReadManifestList(local, f.path).value()) {
+    auto java_list = ReadManifestList(local, f.path).value();
+    for (const auto& java : java_list) {
       std::string manifest = f.table + "/manifest/" + java.file_name;
       auto entries = ReadManifest(local, manifest);
       if (!entries.ok()) continue;  // an ORC or later-layout manifest
