@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -404,8 +405,14 @@ namespace {
 // Shared by text and binary paths: a PostgreSQL-epoch timestamp (or its infinity sentinel) as a Datum.
 Datum TimestampDatum(const PgValueDecoder& dec, int64_t pg_micros) {
   if (pg_micros == std::numeric_limits<int64_t>::max()) {
-    dec.WarnOnce(kWarnInfinity, "'infinity' stored as 9999-12-31 23:59:59.999999 (Paimon has no infinite timestamp)");
-    return Datum(TimestampValue::FromMicros(kPgInfinityTimestampMicros));
+    // The last instant of 9999 that the column's precision can hold (…59.999 for TIMESTAMP(3)).
+    const int precision = std::clamp(dec.type().precision(), 0, 6);
+    int64_t unit = 1;
+    for (int i = precision; i < 6; ++i) unit *= 10;
+    const int64_t sentinel = kPgInfinityTimestampMicros - 999999 % unit;  // the sentinel ends in .999999
+    dec.WarnOnce(kWarnInfinity, fmt::format("'infinity' stored as {} (Paimon has no infinite timestamp)",
+                                            FormatTimestamp(TimestampValue::FromMicros(sentinel), precision)));
+    return Datum(TimestampValue::FromMicros(sentinel));
   }
   if (pg_micros == std::numeric_limits<int64_t>::min()) {
     dec.WarnOnce(kWarnInfinity, "'-infinity' stored as 0001-01-01 00:00:00 (Paimon has no infinite timestamp)");

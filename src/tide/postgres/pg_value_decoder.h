@@ -35,8 +35,9 @@ inline constexpr std::string_view kPgTextSessionOptions =
     "-c DateStyle=ISO,MDY -c IntervalStyle=postgres -c extra_float_digits=3";
 
 // Sentinels for infinite dates and timestamps (Paimon has no infinity): PostgreSQL 'infinity' becomes the
-// last representable day/microsecond of year 9999, '-infinity' the first of year 1, with a warning once
-// per column. See docs/postgres-types.md.
+// last day / instant of year 9999 (for TIMESTAMP(p), the last one with p fraction digits, e.g.
+// 23:59:59.999 for p = 3), '-infinity' the first of year 1, with a warning once per column. See
+// docs/postgres-types.md.
 inline constexpr int64_t kPgInfinityDateDays = 2932896;      // 9999-12-31
 inline constexpr int64_t kPgMinusInfinityDateDays = -719162;  // 0001-01-01
 inline constexpr int64_t kPgInfinityTimestampMicros = 253402300799999999LL;    // 9999-12-31 23:59:59.999999

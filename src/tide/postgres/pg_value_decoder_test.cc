@@ -316,6 +316,9 @@ TEST_F(PgValueDecoderTest, InfiniteDatesAndTimestampsUseDocumentedSentinels) {
     EXPECT_EQ(Bin(oid, BE64(std::numeric_limits<int64_t>::max())), inf);
     EXPECT_EQ(Bin(oid, BE64(std::numeric_limits<int64_t>::min())), minus);
   }
+  // At a coarser precision the sentinel is the last value that precision holds.
+  EXPECT_EQ(FormatTimestamp(Text(pg_oid::kTimestamp, "infinity", 3).as_timestamp(), 6), "9999-12-31 23:59:59.999000");
+  EXPECT_EQ(FormatTimestamp(Text(pg_oid::kTimestamptz, "infinity", 0).as_timestamp(), 6), "9999-12-31 23:59:59.000000");
 }
 
 TEST_F(PgValueDecoderTest, Time) {
