@@ -342,6 +342,21 @@ Status ConflictError(const ConflictContext& c, const std::string& what) {
 
 }  // namespace
 
+void FileStoreCommit::WriteHint(const char* name, int64_t id, std::mt19937* rng) {
+  // Hints only speed up finding snapshots (readers verify them), so failing to write one does not fail
+  // the commit; like Java, try three times.
+  std::string path = JoinPath(snapshots_.SnapshotDir(), name);
+  Status s;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    if (attempt > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(5, 50)(*rng)));
+    }
+    s = fs_->WriteFileAtomic(path, std::to_string(id));
+    if (s.ok()) return;
+  }
+  TIDE_LOG_WARN("table {}: could not write the {} hint ({}): {}", table_name_, name, id, s.ToString());
+}
+
 Result<int64_t> FileStoreCommit::TryCommit(const TableInfo& info, const Changes& changes, CommitKind kind,
                                            const CommitOptions& options, const OverwriteScope* overwrite,
                                            int* attempts) {
@@ -538,9 +553,14 @@ Result<int64_t> FileStoreCommit::TryCommit(const TableInfo& info, const Changes&
         index_manifest = std::move(name);
       }
 
+      // The latest schema id now (Java reads it at every attempt): a column added meanwhile counts.
+      int64_t schema_id = info.schema.id;
+      if (auto ids = SchemaManager(fs_, table_path_).ListIds(); ids.ok() && !ids->empty()) {
+        schema_id = std::max(schema_id, ids->back());
+      }
       snap.version = 3;
       snap.id = new_id;
-      snap.schema_id = info.schema.id;
+      snap.schema_id = schema_id;
       snap.base_manifest_list = base_list.first;
       snap.base_manifest_list_size = base_list.second;
       snap.delta_manifest_list = delta_list.first;
@@ -589,12 +609,8 @@ Result<int64_t> FileStoreCommit::TryCommit(const TableInfo& info, const Changes&
 
     Status published = fs_->WriteFileExclusive(snapshot_path, snap.ToJson());
     if (published.ok()) {
-      Status hint = fs_->WriteFileAtomic(JoinPath(snapshots_.SnapshotDir(), "LATEST"), std::to_string(new_id));
-      if (!hint.ok()) TIDE_LOG_WARN("table {}: could not update the LATEST hint: {}", table_name_, hint.ToString());
-      if (!latest) {
-        hint = fs_->WriteFileAtomic(JoinPath(snapshots_.SnapshotDir(), "EARLIEST"), std::to_string(new_id));
-        if (!hint.ok()) TIDE_LOG_WARN("table {}: could not write the EARLIEST hint: {}", table_name_, hint.ToString());
-      }
+      WriteHint("LATEST", new_id, &rng);
+      if (!latest) WriteHint("EARLIEST", new_id, &rng);
       return new_id;
     }
 

@@ -16,7 +16,7 @@
 //   5. create `snapshot/snapshot-<latest+1>` with FileSystem::WriteFileExclusive. If another committer
 //      took that id (AlreadyExists), delete every file this attempt wrote and go back to 1, at most
 //      `commit.max-retries` times (then Conflict);
-//   6. write the LATEST hint (and EARLIEST for a table's first snapshot), best effort.
+//   6. write the LATEST hint (and EARLIEST for a table's first snapshot), best effort (three tries).
 //
 // Guarantees: every file a snapshot references is durable (written with WriteFileExclusive: fsync of
 // data and directory entry) before the snapshot file appears, and the snapshot file appears whole or
@@ -41,6 +41,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -152,6 +153,9 @@ class FileStoreCommit {
   // with DELETEs of the live files in the scope.
   Result<int64_t> TryCommit(const TableInfo& info, const Changes& changes, CommitKind kind,
                             const CommitOptions& options, const OverwriteScope* overwrite, int* attempts);
+
+  // Writes snapshot/<name> (LATEST or EARLIEST) = id, best effort.
+  void WriteHint(const char* name, int64_t id, std::mt19937* rng);
 
   FileSystem* fs_;
   std::string table_path_;

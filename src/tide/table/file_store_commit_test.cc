@@ -301,6 +301,45 @@ TEST_F(FileStoreCommitTest, EmptyCommits) {
   EXPECT_TRUE(LiveFiles().empty());
 }
 
+TEST_F(FileStoreCommitTest, CarriesSchemaIdWatermarkAndStatistics) {
+  auto committer = Committer();
+  auto msg = [](const std::string& name) { return NewFilesMessage(Partition("d"), 0, 2, {PkFile(name, 1, 1)}); };
+  CommitOptions o = Options(1);
+  o.watermark = 100;
+  ASSERT_TRUE(committer->Commit({msg("f1")}, o).ok());
+  EXPECT_EQ(Get(1).watermark, 100);
+  o = Options(2);
+  o.watermark = 50;  // the watermark never goes back
+  ASSERT_TRUE(committer->Commit({msg("f2")}, o).ok());
+  EXPECT_EQ(Get(2).watermark, 100);
+
+  // An ANALYZE snapshot (as Java writes it) names a statistics file of schema 0.
+  ASSERT_TRUE(fs()->WriteFileExclusive(table_ + "/statistics/stat-x-0",
+                                       R"({"snapshotId":2,"schemaId":0,"mergedRecordCount":2,"colStats":{}})")
+                  .ok());
+  Snapshot analyze = Get(2);
+  analyze.id = 3;
+  analyze.commit_kind = CommitKind::kAnalyze;
+  analyze.commit_user = "analyzer";
+  analyze.delta_record_count = 0;
+  analyze.statistics = "stat-x-0";
+  ASSERT_TRUE(fs()->WriteFileExclusive(table_ + "/snapshot/snapshot-3", analyze.ToJson()).ok());
+  ASSERT_TRUE(committer->Commit({msg("f3")}, Options(3)).ok());
+  EXPECT_EQ(Get(4).statistics, "stat-x-0");  // same schema: carried over
+  EXPECT_EQ(Get(4).watermark, 100);
+  EXPECT_EQ(*Get(4).total_record_count, 3);
+
+  // A new schema version: the next snapshot has its id, and the old statistics are dropped.
+  TableSchema evolved = schema_;
+  evolved.id = 1;
+  evolved.fields.push_back(DataField{3, "w", DataType::Int(), std::nullopt, std::nullopt});
+  evolved.highest_field_id = 3;
+  ASSERT_TRUE(fs()->WriteFileExclusive(table_ + "/schema/schema-1", evolved.ToJson()).ok());
+  ASSERT_TRUE(committer->Commit({msg("f4")}, Options(4)).ok());
+  EXPECT_EQ(Get(5).schema_id, 1);
+  EXPECT_FALSE(Get(5).statistics);
+}
+
 TEST_F(FileStoreCommitTest, ChangelogGetsItsOwnList) {
   auto committer = Committer();
   CommitMessage m = NewFilesMessage(Partition("d"), 0, 2, {PkFile("data-1", 1, 4)});
