@@ -685,8 +685,10 @@ Result<CommitResult> FileStoreCommit::CommitImpl(const OverwriteScope* overwrite
                                      "types: {}",
                                      table_name_, HexEncode(m.partition), partition.status().ToString());
     }
+    // A message without a bucket count gets the table's, as Java's makeEntry does for a null one.
+    const int32_t total_buckets = m.total_buckets != 0 ? m.total_buckets : info.num_buckets;
     auto entry = [&](FileKind kind, const DataFileMeta& f) {
-      return ManifestEntry{kind, m.partition, m.bucket, m.total_buckets, f};
+      return ManifestEntry{kind, m.partition, m.bucket, total_buckets, f};
     };
     for (const auto& f : m.new_files) append.table_files.push_back(entry(FileKind::kAdd, f));
     for (const auto& f : m.compact_before) compact.table_files.push_back(entry(FileKind::kDelete, f));
