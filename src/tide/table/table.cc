@@ -81,13 +81,33 @@ Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options
 
   auto fallback = schema.FindOption("scan.fallback-branch");
   std::unique_ptr<TableReader> fallback_reader;
-  if (fallback && !fallback->empty() && options.snapshot.IsLatest() && branch_ == "main") {
+  if (fallback && !fallback->empty() && branch_ == "main") {
     TIDE_ASSIGN_OR_RETURN(auto branch_table, Table::Open(fs_, path_, name_, *fallback));
+    // Time travel reads the fallback branch as it was then: its newest snapshot committed no later than
+    // the main snapshot, or its first snapshot when every one is later (Java's FallbackReadFileStoreTable).
+    SnapshotSelector branch_selector;
+    if (!options.snapshot.IsLatest()) {
+      SnapshotManager main_snapshots(fs_, metadata_path_);
+      TIDE_ASSIGN_OR_RETURN(auto main_snapshot, main_snapshots.Resolve(options.snapshot));
+      SnapshotManager branch_snapshots(fs_, branch_table->metadata_path());
+      if (main_snapshot) {
+        auto at = branch_snapshots.AtOrBefore(main_snapshot->time_millis);
+        if (at.ok()) {
+          branch_selector.snapshot_id = at->id;
+        } else if (at.status().IsNotFound()) {
+          TIDE_ASSIGN_OR_RETURN(auto earliest, branch_snapshots.EarliestId());
+          if (earliest) branch_selector.snapshot_id = *earliest;
+        } else {
+          return at.status();
+        }
+      }
+    }
     std::set<std::string> own_partitions;
     for (const auto& split : splits) own_partitions.insert(split.partition);
-    TableSchema branch_schema = branch_table->latest_schema();
+    TIDE_ASSIGN_OR_RETURN(TableSchema branch_schema, branch_table->ReadSchema(branch_selector));
     for (const auto& [key, value] : options.dynamic_options) branch_schema.SetOption(key, value);
     ReadOptions branch_options = options;
+    branch_options.snapshot = branch_selector;
     // The projection is by position in the main schema; map it onto the branch's fields by name.
     branch_options.projection.clear();
     std::vector<int> projection = options.projection;
