@@ -424,5 +424,57 @@ TEST_F(PgTypesRoundTripTest, TimestamptzAcrossDstInTwoTimeZones) {
   EXPECT_EQ(*ams, "2024-11-03 06:30:00+01");
 }
 
+// Tide's table of built-in type OIDs (pg_type.h) agrees with the server's catalog.
+TEST(PgBuiltinTypesTest, OidsNamesAndArraysMatchTheServer) {
+  // int2vector and oidvector are in category A but not in the {a,b} array format: not arrays for Tide.
+  auto rows = Server().Query(
+      "SELECT oid, typname, typarray, CASE WHEN typinput = 'array_in'::regproc THEN 'A' ELSE 'x' END, typelem "
+      "FROM pg_type WHERE oid < 10000");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  PgTypeRegistry types;
+  size_t known = 0;
+  for (const auto& r : *rows) {
+    const PgOid oid = static_cast<PgOid>(std::stoul(*r[0]));
+    const PgTypeInfo* info = types.Find(oid);
+    if (info == nullptr) continue;
+    ++known;
+    EXPECT_EQ(info->name, *r[1]) << "OID " << oid;
+    if (*r[3] == "A") {
+      EXPECT_EQ(info->element_oid, static_cast<PgOid>(std::stoul(*r[4]))) << info->name;
+    } else {
+      EXPECT_FALSE(info->is_array()) << info->name;
+      const PgOid array = static_cast<PgOid>(std::stoul(*r[2]));
+      if (array != 0 && types.Find(array) != nullptr) {
+        EXPECT_EQ(types.Find(array)->element_oid, oid) << info->name;
+      }
+    }
+  }
+  EXPECT_GT(known, 100u);
+  // The catalog query Tide runs for non-built-in types agrees: int2vector is no array, _int4 is.
+  auto catalog = Server().Query(PgTypeCatalogQuery(std::vector<PgOid>{22, pg_oid::kInt4Array}));
+  ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
+  ASSERT_EQ(catalog->size(), 2u);
+  for (const auto& r : *catalog) {
+    std::vector<std::string> fields;
+    for (const auto& f : r) fields.push_back(f.value_or(""));
+    PgTypeRegistry fresh;
+    ASSERT_TRUE(fresh.AddFromCatalogRow(fields).ok());
+    EXPECT_EQ(fields[4] == "A", fields[0] == std::to_string(pg_oid::kInt4Array)) << fields[2];
+  }
+  for (PgOid oid : {pg_oid::kBool, pg_oid::kBytea, pg_oid::kChar, pg_oid::kName, pg_oid::kInt8, pg_oid::kInt2,
+                    pg_oid::kInt4, pg_oid::kText, pg_oid::kOid, pg_oid::kXid, pg_oid::kJson, pg_oid::kXml,
+                    pg_oid::kCidr, pg_oid::kFloat4, pg_oid::kFloat8, pg_oid::kMacaddr8, pg_oid::kMoney,
+                    pg_oid::kMacaddr, pg_oid::kInet, pg_oid::kBpchar, pg_oid::kVarchar, pg_oid::kDate, pg_oid::kTime,
+                    pg_oid::kTimestamp, pg_oid::kTimestamptz, pg_oid::kInterval, pg_oid::kTimetz, pg_oid::kBit,
+                    pg_oid::kVarbit, pg_oid::kNumeric, pg_oid::kUuid, pg_oid::kPgLsn, pg_oid::kJsonb,
+                    pg_oid::kBoolArray, pg_oid::kInt4Array, pg_oid::kTextArray, pg_oid::kCidrArray, pg_oid::kJsonArray,
+                    pg_oid::kJsonbArray, pg_oid::kMoneyArray, pg_oid::kMacaddr8Array, pg_oid::kXmlArray,
+                    pg_oid::kTimetzArray, pg_oid::kNumericArray, pg_oid::kUuidArray}) {
+    auto name = Server().QueryValue("SELECT typname FROM pg_type WHERE oid = " + std::to_string(oid));
+    ASSERT_TRUE(name.ok());
+    EXPECT_EQ(*name, types.Find(oid)->name) << "OID " << oid;
+  }
+}
+
 }  // namespace
 }  // namespace tide

@@ -239,7 +239,11 @@ std::string PgTypeCatalogQuery(std::span<const PgOid> oids) {
   if (list.empty()) list.push_back("0");
   return fmt::format(
       "SELECT t.oid, CASE WHEN n.nspname = 'pg_catalog' THEN '' ELSE n.nspname END, t.typname, t.typtype, "
-      "t.typcategory, t.typelem, t.typbasetype, t.typtypmod FROM pg_catalog.pg_type t JOIN "
+      // Only types read and written by array_in/array_out are arrays in the {a,b} format; int2vector and
+      // oidvector are in category A too but print as "1 2 3".
+      "CASE WHEN t.typinput = 'pg_catalog.array_in'::pg_catalog.regproc THEN 'A' "
+      "WHEN t.typcategory = 'A' THEN 'U' ELSE t.typcategory::text END, "
+      "t.typelem, t.typbasetype, t.typtypmod FROM pg_catalog.pg_type t JOIN "
       "pg_catalog.pg_namespace n ON n.oid = t.typnamespace WHERE t.oid IN ({})",
       Join(list, ", "));
 }

@@ -162,8 +162,9 @@ class PgTypeRegistry {
 };
 
 // A simple-protocol SQL query (usable on a replication=database connection) returning, for each OID in
-// `oids`, the columns: oid, namespace ("" for pg_catalog), typname, typtype, typcategory, typelem,
-// typbasetype, typtypmod. Feed each row to PgTypeRegistry::AddFromCatalogRow.
+// `oids`, the columns: oid, namespace ("" for pg_catalog), typname, typtype, typcategory (forced to 'A'
+// exactly for types in array_in's {a,b} format), typelem, typbasetype, typtypmod. Feed each row to
+// PgTypeRegistry::AddFromCatalogRow.
 std::string PgTypeCatalogQuery(std::span<const PgOid> oids);
 
 // Decodes a column typmod: numeric → precision and scale (scale may be negative or exceed precision
