@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -150,10 +151,7 @@ Result<std::unique_ptr<PgServer>> PgServer::Start(const Options& options) {
   ::chmod(tmpl.c_str(), 0700);
   TIDE_RETURN_IF_ERROR(server->StartWatchdog());
 
-  TIDE_RETURN_IF_ERROR(server->RunAsServerUser(
-      {server->bin_dir_ + "/initdb", "-D", server->data_dir_, "-U", "postgres", "-A", "trust", "-E", "UTF8",
-       "--locale=C", "--no-sync"},
-      "initdb"));
+  TIDE_RETURN_IF_ERROR(server->InitDataDir());
   {
     std::ofstream conf(server->data_dir_ + "/postgresql.conf", std::ios::app);
     conf << "\n# tide test harness\n"
@@ -176,6 +174,33 @@ Result<std::unique_ptr<PgServer>> PgServer::Start(const Options& options) {
   }
   TIDE_RETURN_IF_ERROR(server->PgCtlStart());
   return server;
+}
+
+Status PgServer::InitDataDir() {
+  // initdb takes seconds on a busy machine; each test process starts a server, so one initdb'd
+  // cluster is kept per PostgreSQL version and user, and copied. A lock file serializes its creation.
+  std::string version = fs::path(bin_dir_).parent_path().filename().string();
+  std::string tmpl = fmt::format("/tmp/tide-pg-template-v1-{}-{}", version, as_other_user_ ? uid_ : ::geteuid());
+  int lock_fd = ::open((tmpl + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd < 0) return Status::IOError("cannot open {}.lock", tmpl);
+  ::flock(lock_fd, LOCK_EX);
+  Status st;
+  if (!fs::exists(tmpl + ".ready")) {
+    std::error_code ec;
+    fs::remove_all(tmpl, ec);
+    ::mkdir(tmpl.c_str(), 0700);
+    if (as_other_user_ && ::chown(tmpl.c_str(), uid_, gid_) != 0) st = Status::IOError("cannot chown {}", tmpl);
+    if (st.ok()) {
+      st = RunAsServerUser({bin_dir_ + "/initdb", "-D", tmpl, "-U", "postgres", "-A", "trust", "-E", "UTF8",
+                            "--locale=C", "--no-sync"},
+                           "initdb");
+    }
+    if (st.ok()) std::ofstream(tmpl + ".ready") << "initdb done\n";
+  }
+  if (st.ok()) st = RunAsServerUser({"/bin/cp", "-a", tmpl, data_dir_}, "copying the initdb template");
+  ::flock(lock_fd, LOCK_UN);
+  ::close(lock_fd);
+  return st;
 }
 
 Status PgServer::PgCtlStart() {

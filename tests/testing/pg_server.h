@@ -5,7 +5,8 @@
 // root (CI does), the server runs as an unprivileged user (`postgres`, created as `tide-pg` if missing),
 // because initdb and postgres refuse root. Stop() / the destructor stop it (pg_ctl stop -m fast) and
 // remove the folder; a watchdog process does the same if the test binary dies without cleaning up.
-// The superuser is `postgres`, authentication is trust.
+// The superuser is `postgres`, authentication is trust. The initdb'd cluster is made once per
+// PostgreSQL version and user (/tmp/tide-pg-template-v1-*) and copied for each server.
 //
 // One server per test binary: Shared() starts it lazily on first use and stops it at exit.
 // Thread-safety: Query/Exec/Restart/Stop are serialized by an internal mutex; conninfo() and port()
@@ -76,6 +77,7 @@ class PgServer {
   Status RunAsServerUser(const std::vector<std::string>& argv, const std::string& what);
   Status StartWatchdog();
   Status PgCtlStart();
+  Status InitDataDir();
 
   std::mutex mu_;
   std::string folder_;      // the temporary folder: data/, the socket, logs
