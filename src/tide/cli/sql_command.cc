@@ -66,8 +66,14 @@ class SqlSession {
   }
 
  private:
+  // Prints the error, and why a table it names has no view (if one does not).
   bool Fail(const Status& status) {
     err_ << "Error: " << status.message() << std::endl;
+    for (const SkippedTable& skipped : lake_->skipped()) {
+      if (!skipped.table.empty() && status.message().find(skipped.table) != std::string::npos) {
+        err_ << "Note: " << skipped.ToString() << std::endl;
+      }
+    }
     return false;
   }
 
@@ -119,8 +125,9 @@ int RunSqlCommand(const SqlCommandOptions& options, std::istream& in, std::ostre
     err << "Error: " << lake.status().message() << std::endl;
     return 1;
   }
-  for (const std::string& skipped : (*lake)->skipped()) {
-    err << "Warning: not shown as a view: " << skipped << std::endl;
+  // A shell says up front which tables it cannot show; a script hears it only when it names one.
+  if (options.interactive) {
+    for (const SkippedTable& skipped : (*lake)->skipped()) err << "Warning: no view for " << skipped.ToString() << std::endl;
   }
   Result<std::unique_ptr<ResultRenderer>> renderer = ResultRenderer::Create(&(*lake)->connection());
   if (!renderer.ok()) {

@@ -7,7 +7,9 @@
 // statements from stdin (a shell with the prompt `tide> ` when stdin is a terminal): a statement runs
 // when its ';' arrives, an error is printed and the shell goes on, `.quit` or `.exit` ends it, `.mode
 // FORMAT` switches the output format and `.tables` lists the views. Piped input that had an error exits
-// with 1. Output formats: sql/result_format.h. Thread-safety: runs on the main thread.
+// with 1. A table that has no view (an unsupported type, say) is named with its reason when a failing
+// statement mentions it, and listed when the shell starts. Output formats: sql/result_format.h.
+// Thread-safety: runs on the main thread.
 #pragma once
 
 #include <istream>

@@ -1,10 +1,27 @@
 #include "tide/sql/lake_connection.h"
 
+#include "tide/sql/duckdb_type_mapping.h"
 #include "tide/sql/paimon_scan.h"
 #include "tide/sql/sql_table_name.h"
 #include "tide/sql/system_tables.h"
 
 namespace tide {
+
+std::string SkippedTable::ToString() const {
+  if (table.empty()) return fmt::format("database {}: {}", database, reason.message());
+  return fmt::format("table {}: {}", FormatSqlTableName(TableIdentifier{database, table}), reason.message());
+}
+
+namespace {
+
+// DuckDB appends the statement with a caret under the failing spot; the reason alone reads better.
+Status WithoutStatementContext(const Status& status) {
+  size_t at = status.message().find("\n\nLINE ");
+  if (at == std::string::npos) return status;
+  return Status(status.code(), status.message().substr(0, at));
+}
+
+}  // namespace
 
 Result<std::unique_ptr<LakeConnection>> LakeConnection::OpenWarehouse(FileSystem* fs, std::string warehouse) {
   TIDE_ASSIGN_OR_RETURN(std::shared_ptr<TableSource> source, OpenCatalogSource(fs, std::move(warehouse)));
@@ -27,26 +44,32 @@ Status LakeConnection::CreateViews() {
   for (const std::string& database : databases) {
     Status created = connection_.Execute("CREATE SCHEMA IF NOT EXISTS " + QuoteSqlIdentifier(database));
     if (!created.ok()) {
-      skipped_.push_back(fmt::format("database {}: {}", database, created.message()));
+      skipped_.push_back(SkippedTable{database, "", WithoutStatementContext(created)});
       continue;
     }
     Result<std::vector<std::string>> tables = source_->ListTables(database);
     if (!tables.ok()) {
-      skipped_.push_back(fmt::format("database {}: {}", database, tables.status().message()));
+      skipped_.push_back(SkippedTable{database, "", tables.status()});
       continue;
     }
     for (const std::string& table : *tables) {
       Status st = CreateTableViews(database, table);
-      if (!st.ok()) skipped_.push_back(fmt::format("table {}.{}: {}", database, table, st.message()));
+      if (!st.ok()) skipped_.push_back(SkippedTable{database, table, WithoutStatementContext(st)});
     }
   }
   return Status::OK();
 }
 
 Status LakeConnection::CreateTableViews(const std::string& database, const std::string& table) {
-  std::string name = QuoteSqlString(FormatSqlTableName(TableIdentifier{database, table}));
+  // Checked here first so that the reason is Tide's own message (CREATE VIEW would wrap it in a binder
+  // error); CREATE VIEW then binds paimon_scan, which reads the schema again.
+  TableIdentifier id{database, table};
+  TIDE_ASSIGN_OR_RETURN(TableSchema table_schema, source_->ReadSchema(id, SnapshotSelector{}));
+  for (const DataField& field : table_schema.fields) {
+    TIDE_RETURN_IF_ERROR(DuckTypeFor(field.type, field.name).status());
+  }
+  std::string name = QuoteSqlString(FormatSqlTableName(id));
   std::string schema = QuoteSqlIdentifier(database) + ".";
-  // CREATE VIEW binds its query, so a table whose schema cannot be read or mapped fails here, alone.
   TIDE_RETURN_IF_ERROR(connection_.Execute(fmt::format("CREATE VIEW {}{} AS SELECT * FROM {}({})", schema,
                                                        QuoteSqlIdentifier(table), kPaimonScanFunction, name)));
   TIDE_RETURN_IF_ERROR(connection_.Execute(fmt::format("CREATE VIEW {}{} AS SELECT * FROM {}({})", schema,

@@ -9,7 +9,8 @@
 // with every name quoted, so dots, quotes and upper case survive. A view's columns are those of the
 // table's latest schema when the connection opened; paimon_scan reads any snapshot with its own schema.
 // A table that cannot be shown (unreadable schema, a type DuckDB has no equivalent for, a name that
-// clashes in DuckDB's case-insensitive catalog) is skipped and reported in skipped(), never fatal.
+// clashes in DuckDB's case-insensitive catalog) is skipped and reported in skipped(), never fatal;
+// paimon_scan still reports the same reason when asked for it.
 //
 // Thread-safety: one thread uses a LakeConnection at a time. The database may serve other connections
 // opened from database() on other threads.
@@ -26,6 +27,14 @@
 
 namespace tide {
 
+// A database or table that has no view, and why.
+struct SkippedTable {
+  std::string database;
+  std::string table;  // empty when the whole database is skipped
+  Status reason;
+  std::string ToString() const;  // "table db.t: <reason>"
+};
+
 class LakeConnection {
  public:
   // Opens over the warehouse folder `warehouse` on `fs` (which must outlive the connection).
@@ -38,8 +47,8 @@ class LakeConnection {
 
   const DuckDB& database() const { return database_; }
   DuckConnection& connection() { return connection_; }
-  // One line per database or table that has no view, saying which and why.
-  const std::vector<std::string>& skipped() const { return skipped_; }
+  // The databases and tables that have no view, in the order met.
+  const std::vector<SkippedTable>& skipped() const { return skipped_; }
 
  private:
   LakeConnection() = default;
@@ -49,7 +58,7 @@ class LakeConnection {
   std::shared_ptr<const TableSource> source_;
   DuckDB database_;
   DuckConnection connection_;
-  std::vector<std::string> skipped_;
+  std::vector<SkippedTable> skipped_;
 };
 
 }  // namespace tide
