@@ -2,8 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <barrier>
+#include <filesystem>
 #include <set>
 #include <thread>
 
@@ -533,6 +538,58 @@ TEST_F(FileStoreCommitTest, ConcurrentCommittersEachLandExactlyOnce) {
   }
   EXPECT_EQ(static_cast<int>(total) + conflicts.load(), kThreads * kCommits);
   EXPECT_GE(total, static_cast<size_t>(kThreads * kCommits / 2));
+}
+
+constexpr int kProcessCommits = 10;
+
+// Commits kProcessCommits files as user `user` into the table at `table`; the failures, as text.
+std::vector<std::string> CommitAsUser(const std::string& table, const std::string& user) {
+  std::vector<std::string> failures;
+  auto committer = FileStoreCommit::Create(FileSystem::Local(), table, "db.t");
+  if (!committer.ok()) return {committer.status().ToString()};
+  for (int i = 1; i <= kProcessCommits; ++i) {
+    CommitOptions o;
+    o.commit_user = user;
+    o.commit_identifier = i;
+    auto r = (*committer)->Commit({NewFilesMessage(Partition("d"), 0, 2, {PkFile(user + std::to_string(i), i, i)})}, o);
+    if (!r.ok()) failures.push_back(r.status().ToString());
+    if (r.ok() && r->outcome != CommitOutcome::kCommitted) failures.push_back("not committed");
+  }
+  return failures;
+}
+
+// The other process of CommittersInTwoProcessesEachLandExactlyOnce (a fresh run of this binary); skipped
+// when run on its own.
+TEST(FileStoreCommitChildProcess, CommitAsChild) {
+  const char* table = std::getenv("TIDE_COMMIT_TEST_CHILD_TABLE");
+  if (table == nullptr) GTEST_SKIP() << "runs only as the child of CommittersInTwoProcessesEachLandExactlyOnce";
+  EXPECT_EQ(CommitAsUser(table, "child-"), std::vector<std::string>{});
+}
+
+TEST_F(FileStoreCommitTest, CommittersInTwoProcessesEachLandExactlyOnce) {
+  // The child is this test binary started again (a fresh process, as another Tide would be).
+  std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  std::string filter = "--gtest_filter=FileStoreCommitChildProcess.CommitAsChild";
+  std::string env = "TIDE_COMMIT_TEST_CHILD_TABLE=" + table_;
+  char* argv[] = {self.data(), filter.data(), nullptr};
+  std::vector<char*> envp;
+  for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
+  envp.push_back(env.data());
+  envp.push_back(nullptr);
+  pid_t child;
+  ASSERT_EQ(posix_spawn(&child, self.c_str(), nullptr, nullptr, argv, envp.data()), 0);
+  auto parent_failures = CommitAsUser(table_, "parent-");
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child process failed; its output is above";
+  EXPECT_EQ(parent_failures, std::vector<std::string>{});
+  EXPECT_EQ(Latest(), 2 * kProcessCommits);
+  std::multiset<std::string> expected;
+  for (const char* user : {"child-", "parent-"}) {
+    for (int i = 1; i <= kProcessCommits; ++i) expected.insert("d-0-0-" + std::string(user) + std::to_string(i));
+  }
+  EXPECT_EQ(LiveFiles(), expected);
 }
 
 TEST_F(FileStoreCommitTest, RacingCompactionsOfOneFileResolveToOneWinner) {
