@@ -490,6 +490,79 @@ TEST_F(FileStoreCommitTest, RejectsBadRequests) {
   EXPECT_TRUE(FileStoreCommit::Create(fs(), dir_.path() + "/none", "db.none").status().IsNotFound());
 }
 
+TEST(FileStoreCommitJavaTableTest, CommitsOnTopOfJavaWrittenTables) {
+  // Tide's commits on tables Java wrote (0.9 and 1.x manifests, deletion vectors, partitioned append):
+  // a compaction replacing one of Java's files, then new files; manifests get merged with Java's.
+  for (const char* id : {"pk_09.db/pk_09", "pk_table_with_dv_cardinality.db/pk_table_with_dv_cardinality",
+                         "pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv",
+                         "append_complex_data.db/append_complex_data",
+                         "pk_table_with_alter_table.db/pk_table_with_alter_table"}) {
+    SCOPED_TRACE(id);
+    testing::TempDir dir;
+    std::string table = dir.path() + "/t";
+    std::filesystem::copy(testing::JavaFixtureWarehouse() + "/" + id, table, std::filesystem::copy_options::recursive);
+    FileSystem* local = FileSystem::Local();
+    SnapshotManager snapshots(local, table);
+    TableSchema schema = SchemaManager(local, table).Latest().value();
+    FileStoreScan scan(local, table, id, schema);
+    int64_t java_latest = *snapshots.LatestId().value();
+    Snapshot java = snapshots.Get(java_latest).value();
+    auto before = scan.ReadLiveEntries(java).value();
+    ASSERT_FALSE(before.empty());
+
+    FileStoreCommitConfig config;
+    ManifestMergeOptions merge;
+    merge.merge_min_count = 2;
+    config.merge = merge;
+    auto committer = FileStoreCommit::Create(local, table, id, config).value();
+    const ManifestEntry victim = before.front();
+    DataFileMeta replacement = victim.file;
+    replacement.file_name = "data-tide-compacted-0.parquet";
+    replacement.file_source = 1;
+    CommitMessage compact;
+    compact.partition = victim.partition;
+    compact.bucket = victim.bucket;
+    compact.total_buckets = victim.total_buckets;
+    compact.compact_before = {victim.file};
+    compact.compact_after = {replacement};
+    CommitOptions o;
+    o.commit_user = "tide";
+    o.commit_identifier = 1;
+    o.kind = CommitKind::kCompact;
+    auto r = committer->Commit({compact}, o);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_EQ(r->snapshot_ids, std::vector<int64_t>{java_latest + 1});
+
+    DataFileMeta added = victim.file;
+    added.file_name = "data-tide-new-0.parquet";
+    added.level = 0;
+    CommitMessage append = NewFilesMessage(victim.partition, victim.bucket, victim.total_buckets, {added});
+    o.commit_identifier = 2;
+    o.kind = CommitKind::kAppend;
+    r = committer->Commit({append}, o);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+
+    Snapshot latest = snapshots.Get(java_latest + 2).value();
+    EXPECT_EQ(latest.schema_id, schema.id);
+    EXPECT_EQ(latest.index_manifest, java.index_manifest);
+    EXPECT_EQ(*latest.total_record_count, *java.total_record_count + victim.file.row_count);
+    std::multiset<std::string> expected, actual;
+    for (const auto& e : before) {
+      if (e.file.file_name != victim.file.file_name) expected.insert(e.file.file_name + "@" + std::to_string(e.file.level));
+    }
+    expected.insert(replacement.file_name + "@" + std::to_string(replacement.level));
+    expected.insert(added.file_name + "@0");
+    auto live = scan.ReadLiveEntries(latest).value();
+    for (const auto& e : live) {
+      actual.insert(e.file.file_name + "@" + std::to_string(e.file.level));
+    }
+    EXPECT_EQ(actual, expected);
+    // The manifests Java wrote were merged into Tide's.
+    auto base = ReadManifestList(local, table + "/manifest/" + latest.base_manifest_list).value();
+    EXPECT_EQ(base.size(), 1u);
+  }
+}
+
 TEST_F(FileStoreCommitTest, ConcurrentCommittersEachLandExactlyOnce) {
   constexpr int kThreads = 3;
   constexpr int kCommits = 12;
