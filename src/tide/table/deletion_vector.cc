@@ -120,15 +120,24 @@ Result<BitmapPtr> DeserializeBitmap(std::string_view data, bool allow_trailing_b
   return bitmap;
 }
 
-// Java's RoaringBitmap serialize after runOptimize(): the portable format.
-void AppendPortableBitmap(const roaring_bitmap_t* bitmap, std::string* out) {
+// The portable form of an empty bitmap: the no-run cookie and zero containers.
+constexpr char kEmptyPortableBitmap[8] = {0x3a, 0x30, 0, 0, 0, 0, 0, 0};
+
+// A copy of `bitmap` run-optimized as Java's runOptimize() does before serializing.
+BitmapPtr RunOptimizedCopy(const roaring_bitmap_t* bitmap) {
   BitmapPtr optimized(roaring_bitmap_copy(bitmap));
   roaring_bitmap_run_optimize(optimized.get());
-  const size_t size = roaring_bitmap_portable_size_in_bytes(optimized.get());
+  return optimized;
+}
+
+void AppendPortableBitmap(const roaring_bitmap_t* bitmap, std::string* out) {
+  const size_t size = roaring_bitmap_portable_size_in_bytes(bitmap);
   const size_t start = out->size();
   out->resize(start + size);
-  roaring_bitmap_portable_serialize(optimized.get(), out->data() + start);
+  roaring_bitmap_portable_serialize(bitmap, out->data() + start);
 }
+
+constexpr uint64_t kMaxEntryBytes = static_cast<uint64_t>(std::numeric_limits<int32_t>::max()) - 8;
 
 }  // namespace
 
@@ -300,34 +309,41 @@ Result<std::string> DeletionVector::Serialize(DeletionVectorFormat format, int32
                                      roaring_bitmap_maximum(bitmap));
     }
     AppendBE<int32_t>(&entry, kBitmapDeletionVectorMagic);
-    BitmapPtr empty;
-    if (!bitmap) {
-      empty = NewBitmap();
-      bitmap = empty.get();
-    }
-    AppendPortableBitmap(bitmap, &entry);
-  } else {
-    AppendLE<int32_t>(&entry, kBitmap64DeletionVectorMagic);
-    // Java keeps a dense array of bitmaps for keys 0..max and writes every one, empty ones included.
-    const int64_t count = containers_.empty() ? 0 : int64_t{containers_.back().key} + 1;
-    if (count > std::numeric_limits<int32_t>::max()) {
-      return Status::InvalidArgument("deletion vector position key {} is too large", containers_.back().key);
-    }
-    AppendLE<int64_t>(&entry, count);
-    BitmapPtr empty = NewBitmap();
-    size_t next = 0;
-    for (int64_t key = 0; key < count; ++key) {
-      AppendLE<int32_t>(&entry, static_cast<int32_t>(key));
-      const roaring_bitmap_t* bitmap = empty.get();
-      if (next < containers_.size() && containers_[next].key == key) bitmap = containers_[next++].bitmap.get();
-      AppendPortableBitmap(bitmap, &entry);
-      if (entry.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max()) - 8) {
+    if (bitmap) {
+      BitmapPtr optimized = RunOptimizedCopy(bitmap);
+      if (roaring_bitmap_portable_size_in_bytes(optimized.get()) + 8 > kMaxEntryBytes) {
         return Status::InvalidArgument("deletion vector serializes to more than 2 GiB");
       }
+      AppendPortableBitmap(optimized.get(), &entry);
+    } else {
+      entry.append(kEmptyPortableBitmap, sizeof(kEmptyPortableBitmap));
     }
-  }
-  if (entry.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max()) - 8) {
-    return Status::InvalidArgument("deletion vector serializes to more than 2 GiB");
+  } else {
+    // Java keeps a dense array of bitmaps for keys 0..max and writes every one, empty ones included.
+    const uint64_t count = containers_.empty() ? 0 : uint64_t{containers_.back().key} + 1;
+    std::vector<BitmapPtr> optimized;
+    optimized.reserve(containers_.size());
+    uint64_t total = 4 + 8 + count * (4 + sizeof(kEmptyPortableBitmap));  // as if all were empty
+    for (const Container& c : containers_) {
+      optimized.push_back(RunOptimizedCopy(c.bitmap.get()));
+      total += roaring_bitmap_portable_size_in_bytes(optimized.back().get()) - sizeof(kEmptyPortableBitmap);
+    }
+    if (count > static_cast<uint64_t>(std::numeric_limits<int32_t>::max()) || total > kMaxEntryBytes) {
+      return Status::InvalidArgument("deletion vector with positions up to key {} serializes to more than 2 GiB",
+                                     count);
+    }
+    entry.reserve(4 + total + 4);
+    AppendLE<int32_t>(&entry, kBitmap64DeletionVectorMagic);
+    AppendLE<int64_t>(&entry, static_cast<int64_t>(count));
+    size_t next = 0;
+    for (uint64_t key = 0; key < count; ++key) {
+      AppendLE<int32_t>(&entry, static_cast<int32_t>(key));
+      if (next < containers_.size() && containers_[next].key == key) {
+        AppendPortableBitmap(optimized[next++].get(), &entry);
+      } else {
+        entry.append(kEmptyPortableBitmap, sizeof(kEmptyPortableBitmap));
+      }
+    }
   }
   const int32_t size = static_cast<int32_t>(entry.size() - 4);  // magic + bitmap
   StoreBE<int32_t>(entry.data(), size);

@@ -65,7 +65,8 @@ class DeletionVector {
   bool IsDeleted(int64_t position) const;
   int64_t Cardinality() const;
   bool IsEmpty() const { return Cardinality() == 0; }
-  // The deleted positions in ascending order.
+  // The deleted positions in ascending order. Materializes all of them: check Cardinality() against
+  // the data file's row count first when the vector comes from an untrusted file.
   std::vector<int64_t> DeletedPositions() const;
   bool operator==(const DeletionVector& other) const;
 
@@ -76,7 +77,8 @@ class DeletionVector {
 
   // One entry as Java's serializeTo writes it. `meta_length`, if given, receives the length Java records
   // in the index manifest for it. InvalidArgument if a position does not fit the format (32-bit: above
-  // 2^31 - 1).
+  // 2^31 - 1) or the entry would pass 2 GiB (64-bit writes one bitmap per 2^32 positions up to the
+  // highest, as Java does).
   Result<std::string> Serialize(DeletionVectorFormat format, int32_t* meta_length = nullptr) const;
 
  private:
