@@ -99,11 +99,11 @@ TEST(ChangeStreamTest, TypedChangesArriveWholeAndInCommitOrder) {
   ASSERT_TRUE(stream.ok()) << stream.status().ToString();
   auto events = ReadUntil(**stream, [](const auto& ev) { return CountCommits(ev) == 3; });
   ASSERT_EQ(CountCommits(events), 3u);
-  // Shape: Begin, SchemaChange (first sight), Insert, Commit, Begin, Update, Insert, Commit, Begin, Delete, Commit.
+  // Shape: Begin, SourceSchemaChange (first sight), Insert, Commit, Begin, Update, Insert, Commit, Begin, Delete, Commit.
   ASSERT_TRUE(std::holds_alternative<BeginTransaction>(events[0]));
-  ASSERT_TRUE(std::holds_alternative<SchemaChange>(events[1]));
-  EXPECT_EQ(std::get<SchemaChange>(events[1]).previous, nullptr);
-  EXPECT_EQ(std::get<SchemaChange>(events[1]).current->table.ToString(), "public.typed_t");
+  ASSERT_TRUE(std::holds_alternative<SourceSchemaChange>(events[1]));
+  EXPECT_EQ(std::get<SourceSchemaChange>(events[1]).previous, nullptr);
+  EXPECT_EQ(std::get<SourceSchemaChange>(events[1]).current->table.ToString(), "public.typed_t");
   auto changes = Changes(events);
   ASSERT_EQ(changes.size(), 4u);
   const SourceRelation& rel = *changes[0].relation;
@@ -193,7 +193,7 @@ TEST(ChangeStreamTest, ReplicaIdentityDefaultAndUsingIndex) {
   // The identity change arrived as a schema change event before the delete.
   int schema_changes = 0;
   for (const auto& e : events) {
-    if (auto* s = std::get_if<SchemaChange>(&e); s && s->previous) {
+    if (auto* s = std::get_if<SourceSchemaChange>(&e); s && s->previous) {
       ++schema_changes;
       EXPECT_EQ(s->previous->replica_identity, PgReplicaIdentity::kDefault);
       EXPECT_EQ(s->current->replica_identity, PgReplicaIdentity::kIndex);

@@ -1,7 +1,7 @@
 // The changes a PostgreSQL source hands to the sync: whole committed transactions, in commit order,
 // as a sequence of events (ChangeStream::Next):
 //
-//   BeginTransaction, then the transaction's RowChange / SchemaChange / TruncateTables / LogicalMessage
+//   BeginTransaction, then the transaction's RowChange / SourceSchemaChange / TruncateTables / LogicalMessage
 //   events in the order PostgreSQL made them, then CommitTransaction.
 //
 // Invariants: events of one transaction are contiguous and never interleave with another's; only
@@ -71,10 +71,6 @@ struct CommitTransaction {
 
 enum class ChangeKind : uint8_t { kInsert, kUpdate, kDelete };
 
-// Paimon's row kinds for a change: +I; -U then +U; -D. An update with no old image yields only +U.
-enum class RowKind : uint8_t { kInsert, kUpdateBefore, kUpdateAfter, kDelete };
-std::string_view RowKindShortString(RowKind kind);  // "+I", "-U", "+U", "-D"
-
 struct RowChange {
   SourceRelationPtr relation;
   ChangeKind kind = ChangeKind::kInsert;
@@ -87,7 +83,7 @@ struct RowChange {
 
 // A table's description changed (or is seen for the first time in this session: previous == nullptr).
 // Changes after this event use `current`.
-struct SchemaChange {
+struct SourceSchemaChange {
   SourceRelationPtr previous;
   SourceRelationPtr current;
 };
@@ -109,6 +105,6 @@ struct LogicalMessage {
 };
 
 using ChangeEvent =
-    std::variant<BeginTransaction, RowChange, SchemaChange, TruncateTables, LogicalMessage, CommitTransaction>;
+    std::variant<BeginTransaction, RowChange, SourceSchemaChange, TruncateTables, LogicalMessage, CommitTransaction>;
 
 }  // namespace tide

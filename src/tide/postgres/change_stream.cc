@@ -15,16 +15,6 @@ bool SameDescription(const SourceRelation& a, const PgRelation& b) {
 
 }  // namespace
 
-std::string_view RowKindShortString(RowKind kind) {
-  switch (kind) {
-    case RowKind::kInsert: return "+I";
-    case RowKind::kUpdateBefore: return "-U";
-    case RowKind::kUpdateAfter: return "+U";
-    case RowKind::kDelete: return "-D";
-  }
-  return "?";
-}
-
 int SourceRelation::ColumnIndex(std::string_view name) const {
   for (size_t i = 0; i < columns.size(); ++i) {
     if (columns[i].name == name) return static_cast<int>(i);
@@ -238,7 +228,7 @@ Result<ChangeEvent> ChangeStream::Convert(TxnItem item) {
       [&](auto& m) -> Result<ChangeEvent> {
         using T = std::decay_t<decltype(m)>;
         if constexpr (std::is_same_v<T, TxnItem::RelationMarker>) {
-          SchemaChange change;
+          SourceSchemaChange change;
           if (item.relation_versions[0] != TxnItem::kNoRelationVersion) {
             TIDE_ASSIGN_OR_RETURN(change.previous, relation(item.relation_versions[0]));
           }
