@@ -1,9 +1,12 @@
 #include "tide/cli/sql_command.h"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "tide/base/strings.h"
 #include "tide/io/file_system.h"
@@ -45,7 +48,8 @@ class SqlSession {
     if (command == ".help") {
       out_ << ".exit, .quit       leave the shell\n"
               ".mode FORMAT       print results as table, csv or json\n"
-              ".tables            list the lake's views\n"
+              ".tables            list the lake's tables (each also has <table>$snapshots and\n"
+              "                   <table>$schemas)\n"
               "Statements end with ';'. Tables are <database>.<table>; time travel with\n"
               "paimon_scan('<database>.<table>', snapshot_id => N).\n";
     } else if (command == ".mode" && words.size() == 2) {
@@ -58,7 +62,8 @@ class SqlSession {
     } else if (command == ".tables") {
       *failed = !Run(
           "SELECT table_schema AS database, table_name AS \"table\" FROM information_schema.tables "
-          "WHERE table_type = 'VIEW' AND table_catalog = current_database() ORDER BY ALL");
+          "WHERE table_type = 'VIEW' AND table_catalog = current_database() "
+          "AND NOT (table_name LIKE '%$snapshots' OR table_name LIKE '%$schemas') ORDER BY ALL");
     } else {
       *failed = !Fail(Status::InvalidArgument("unknown command {}: try .help", line));
     }
@@ -84,7 +89,38 @@ class SqlSession {
   std::ostream& err_;
 };
 
-int RunShell(SqlSession& session, bool interactive, std::istream& in, std::ostream& out) {
+// In the interactive shell, Ctrl-C stops the running query (as in DuckDB's own shell), not the shell.
+std::atomic<duckdb_connection> interruptible{nullptr};
+
+void InterruptQuery(int) {
+  duckdb_connection connection = interruptible.load();
+  if (connection != nullptr) duckdb_interrupt(connection);
+}
+
+class InterruptOnCtrlC {
+ public:
+  explicit InterruptOnCtrlC(duckdb_connection connection) {
+    interruptible.store(connection);
+    struct sigaction action = {};
+    action.sa_handler = InterruptQuery;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGINT, &action, &previous_);
+  }
+  ~InterruptOnCtrlC() {
+    ::sigaction(SIGINT, &previous_, nullptr);
+    interruptible.store(nullptr);
+  }
+  InterruptOnCtrlC(const InterruptOnCtrlC&) = delete;
+  InterruptOnCtrlC& operator=(const InterruptOnCtrlC&) = delete;
+
+ private:
+  struct sigaction previous_ = {};
+};
+
+int RunShell(SqlSession& session, LakeConnection& lake, bool interactive, std::istream& in, std::ostream& out) {
+  std::optional<InterruptOnCtrlC> interrupt;
+  if (interactive) interrupt.emplace(lake.connection().raw());
   SqlStatementSplitter splitter;
   bool any_failed = false;
   std::string line;
@@ -135,7 +171,7 @@ int RunSqlCommand(const SqlCommandOptions& options, std::istream& in, std::ostre
     return 1;
   }
   SqlSession session(lake->get(), renderer->get(), *format, out, err);
-  if (options.sql.empty()) return RunShell(session, options.interactive, in, out);
+  if (options.sql.empty()) return RunShell(session, **lake, options.interactive, in, out);
   for (const std::string& statement : SqlStatementSplitter::SplitAll(options.sql)) {
     if (!session.Run(statement)) return 1;
   }

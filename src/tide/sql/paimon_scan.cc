@@ -28,6 +28,12 @@ struct ScanState {
   bool done = false;
 };
 
+// Adds the table's name to an error that does not already carry it.
+Status NameTheTable(const Status& status, const TableIdentifier& id) {
+  if (status.ok() || status.message().find(id.ToString()) != std::string::npos) return status;
+  return status.WithContext(fmt::format("reading table {}", id.ToString()));
+}
+
 const std::shared_ptr<const TableSource>& SourceOf(void* extra_info) {
   return *static_cast<std::shared_ptr<const TableSource>*>(extra_info);
 }
@@ -92,7 +98,9 @@ void Init(duckdb_init_info info) {
             state->field_index.push_back(-1);
           }
         }
-        TIDE_ASSIGN_OR_RETURN(state->reader, source->NewReader(bind->id, options));
+        Result<std::unique_ptr<TableReader>> reader = source->NewReader(bind->id, options);
+        if (!reader.ok()) return NameTheTable(reader.status(), bind->id);
+        state->reader = std::move(reader).value();
         // The reader resolves the snapshot again; a commit that changed the schema in between (for the
         // latest snapshot) must not be read with the columns bound before it.
         const std::vector<DataField>& got = state->reader->fields();
@@ -121,7 +129,7 @@ void Scan(duckdb_function_info info, duckdb_data_chunk output) {
         idx_t capacity = duckdb_vector_size();
         while (!state->done && state->rows.empty()) {
           Result<bool> more = state->reader->NextBatch(capacity, &state->rows);
-          if (!more.ok()) return more.status().WithContext(fmt::format("reading table {}", bind->id.ToString()));
+          if (!more.ok()) return NameTheTable(more.status(), bind->id);
           if (!*more) state->done = true;
         }
         if (state->rows.size() > capacity) {
@@ -137,9 +145,8 @@ void Scan(duckdb_function_info info, duckdb_data_chunk output) {
             continue;
           }
           const DataField& field = bind->fields[state->field_index[c]];
-          TIDE_RETURN_IF_ERROR(
-              WriteRowsColumn(vector, field.type, state->rows, state->row_index[c], 0, field.name)
-                  .WithContext(fmt::format("table {}", bind->id.ToString())));
+          TIDE_RETURN_IF_ERROR(NameTheTable(
+              WriteRowsColumn(vector, field.type, state->rows, state->row_index[c], 0, field.name), bind->id));
         }
         duckdb_data_chunk_set_size(output, state->rows.size());
         return Status::OK();

@@ -275,7 +275,8 @@ TEST_F(PaimonScanTest, ReportsTidesErrorsAsQueryErrors) {
   EXPECT_THAT(lake.Error("SELECT * FROM paimon_scan(NULL)"), HasSubstr("must not be NULL"));
   EXPECT_THAT(lake.Error("SELECT count(*) FROM db.failing"),
               HasSubstr("reading table db.failing: data file bucket-0/data-1.parquet: read failed (injected)"));
-  EXPECT_THAT(lake.Error("SELECT * FROM db.bad_utf8"), HasSubstr("column s: a STRING value is not valid UTF-8"));
+  EXPECT_THAT(lake.Error("SELECT * FROM db.bad_utf8"),
+              HasSubstr("reading table db.bad_utf8: column s: a STRING value is not valid UTF-8"));
   EXPECT_THAT(lake.Error("SELECT * FROM db.mismatch"),
               HasSubstr("column n: the reader returned a string value for a column of type INT"));
   EXPECT_THAT(lake.Error("SELECT * FROM db.wide"), HasSubstr("column n: value 70000 does not fit SMALLINT"));
