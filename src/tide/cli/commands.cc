@@ -6,6 +6,7 @@
 #include "tide/base/logging.h"
 #include "tide/cli/pg_tail_command.h"
 #include "tide/cli/sql_command.h"
+#include "tide/cli/table_command.h"
 
 namespace tide::cli {
 
@@ -16,6 +17,7 @@ int Main(int argc, char** argv) {
   app.add_flag("-v,--verbose", verbose, "Log debug detail to stderr");
   RegisterPgTail(app);
   RegisterSql(app);
+  RegisterTable(app);
   CLI11_PARSE(app, argc, argv);
   InitLogging(verbose ? LogLevel::kDebug : LogLevel::kWarn);
   return 0;
