@@ -169,6 +169,12 @@ Result<std::vector<DataSplit>> FileStoreScan::Plan(const Snapshot& snapshot, con
       continue;
     }
     const DataFileMeta& f = e.file;
+    if (options.data_evolution_enabled() && f.write_cols) {
+      return Status::NotSupported(
+          "table {}: data file {} holds only some columns (data evolution, _WRITE_COLS); Tide does not read "
+          "data-evolution tables yet",
+          table_name_, f.file_name);
+    }
     if (f.first_row_id || options.row_tracking_enabled()) {
       return Status::NotSupported(
           "table {}: data file {} carries row tracking (_FIRST_ROW_ID / row-tracking.enabled); Tide does not "
