@@ -7,6 +7,7 @@
 #include "tide/cli/pg_tail_command.h"
 #include "tide/cli/sql_command.h"
 #include "tide/cli/table_command.h"
+#include "tide/cli/write_command.h"
 
 namespace tide::cli {
 
@@ -18,6 +19,7 @@ int Main(int argc, char** argv) {
   RegisterPgTail(app);
   RegisterSql(app);
   RegisterTable(app);
+  RegisterWrite(app);
   CLI11_PARSE(app, argc, argv);
   InitLogging(verbose ? LogLevel::kDebug : LogLevel::kWarn);
   return 0;
