@@ -191,5 +191,28 @@ TEST(TableCliTest, DescribesAJavaTableWithItsLatestSnapshot) {
   EXPECT_THAT(run.out, HasSubstr("Latest snapshot: 8 at 2025-08-21 06:43:45.645 UTC, 10 records\n"));
 }
 
+TEST(TableCliTest, JavaTableReadsThroughSqlAfterRenamingAKeyColumn) {
+  tide::testing::TempDir warehouse;
+  std::string table = warehouse.path() + "/pk_09.db/pk_09";
+  std::filesystem::create_directories(table);
+  std::filesystem::copy(tide::testing::JavaFixtureWarehouse() + "/pk_09.db/pk_09", table,
+                        std::filesystem::copy_options::recursive);
+  std::vector<std::string> read = {"sql", "--warehouse", warehouse.path(), "--format", "csv",
+                                   "SELECT * FROM pk_09.pk_09 ORDER BY ALL"};
+  TideRun before = RunTide(read);
+  ASSERT_EQ(before.exit_code, 0) << before.err;
+  ASSERT_TRUE(before.out.rfind("f0,f1,f2,f3\n", 0) == 0) << before.out;
+  TideRun altered = RunTide(Table("alter", warehouse.path(),
+                                  {"pk_09.pk_09", "--rename-column", "f0=name", "--add-column", "extra INT", "--first"}));
+  ASSERT_EQ(altered.exit_code, 0) << altered.err;
+  // Old files are read by field id: the renamed key keeps its values, the new column is NULL.
+  std::string expected = "extra,name,f1,f2,f3\n";
+  std::istringstream lines(before.out.substr(before.out.find('\n') + 1));
+  for (std::string line; std::getline(lines, line);) expected += "," + line + "\n";
+  TideRun after = RunTide(read);
+  ASSERT_EQ(after.exit_code, 0) << after.err;
+  EXPECT_EQ(after.out, expected);
+}
+
 }  // namespace
 }  // namespace tide
