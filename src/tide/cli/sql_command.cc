@@ -30,9 +30,23 @@ class SqlSession {
     Result<DuckResult> result = lake_->connection().Query(statement);
     if (!result.ok()) return Fail(result.status());
     if (duckdb_result_return_type(*result->raw()) != DUCKDB_RESULT_TYPE_QUERY_RESULT) return true;
-    Result<TextResult> text = renderer_->Render(*result, CellStyleFor(format_));
-    if (!text.ok()) return Fail(text.status());
-    WriteResult(*text, format_, out_);
+    if (format_ == OutputFormat::kTable) {  // column widths need every row
+      Result<TextResult> text = renderer_->Render(*result, CellStyleFor(format_));
+      if (!text.ok()) return Fail(text.status());
+      WriteTable(*text, out_);
+    } else {
+      bool first = true;
+      Status st = renderer_->RenderBatches(*result, CellStyleFor(format_), [&](const TextResult& batch) {
+        if (format_ == OutputFormat::kCsv) {
+          WriteCsv(batch, out_, /*header=*/first);
+        } else {
+          WriteJsonLines(batch, out_);
+        }
+        first = false;
+        return out_ ? Status::OK() : Status::IOError("cannot write the result to standard output");
+      });
+      if (!st.ok()) return Fail(st);
+    }
     out_.flush();
     return true;
   }

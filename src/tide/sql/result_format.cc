@@ -154,13 +154,15 @@ void WriteTable(const TextResult& result, std::ostream& out) {
   out << Rule(widths, "└", "┴", "┘") << '\n';
 }
 
-void WriteCsv(const TextResult& result, std::ostream& out) {
+void WriteCsv(const TextResult& result, std::ostream& out, bool header) {
   std::string line;
-  for (size_t c = 0; c < result.columns.size(); ++c) {
-    if (c > 0) line.push_back(',');
-    AppendCsvField(result.columns[c].name, &line);
+  if (header) {
+    for (size_t c = 0; c < result.columns.size(); ++c) {
+      if (c > 0) line.push_back(',');
+      AppendCsvField(result.columns[c].name, &line);
+    }
+    out << line << '\n';
   }
-  out << line << '\n';
   for (const auto& row : result.rows) {
     line.clear();
     for (size_t c = 0; c < row.size(); ++c) {

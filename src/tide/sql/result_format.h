@@ -29,7 +29,8 @@ Result<OutputFormat> ParseOutputFormat(std::string_view name);
 CellStyle CellStyleFor(OutputFormat format);
 
 void WriteTable(const TextResult& result, std::ostream& out);
-void WriteCsv(const TextResult& result, std::ostream& out);
+// `header` false writes the rows only (the later batches of a result written as it is rendered).
+void WriteCsv(const TextResult& result, std::ostream& out, bool header = true);
 void WriteJsonLines(const TextResult& result, std::ostream& out);
 void WriteResult(const TextResult& result, OutputFormat format, std::ostream& out);
 

@@ -94,6 +94,51 @@ TEST_F(ResultFormatTest, EmptyResultsKeepTheirHeader) {
   EXPECT_EQ(Format(r, OutputFormat::kJson), "");
 }
 
+TEST_F(ResultFormatTest, RendersLargeResultsInBatches) {
+  auto result = lake_.lake->connection().Query("SELECT range AS n, 'v' || range AS s FROM range(5000)");
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  std::vector<size_t> sizes;
+  std::string csv;
+  std::ostringstream out;
+  Status st = lake_.renderer->RenderBatches(*result, CellStyle::kText, [&](const TextResult& batch) {
+    EXPECT_EQ(batch.columns.size(), 2u);
+    sizes.push_back(batch.rows.size());
+    WriteCsv(batch, out, /*header=*/sizes.size() == 1);
+    return Status::OK();
+  });
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_GT(sizes.size(), 1u);
+  size_t total = 0;
+  for (size_t n : sizes) {
+    EXPECT_LE(n, 2048u);
+    total += n;
+  }
+  EXPECT_EQ(total, 5000u);
+  std::string text = out.str();
+  EXPECT_EQ(text.substr(0, 13), "n,s\n0,v0\n1,v1");
+  EXPECT_EQ(text.substr(text.size() - 11), "4999,v4999\n");
+
+  // An empty result still gives its columns once; a statement without columns gives nothing.
+  auto empty = lake_.lake->connection().Query("SELECT 1 AS a WHERE false");
+  ASSERT_TRUE(empty.ok());
+  int calls = 0;
+  ASSERT_TRUE(lake_.renderer->RenderBatches(*empty, CellStyle::kText, [&](const TextResult& batch) {
+    ++calls;
+    EXPECT_EQ(batch.columns.size(), 1u);
+    EXPECT_TRUE(batch.rows.empty());
+    return Status::OK();
+  }).ok());
+  EXPECT_EQ(calls, 1);
+  auto created = lake_.lake->connection().Query("CREATE TABLE t (a INTEGER)");
+  ASSERT_TRUE(created.ok());
+  calls = 0;
+  ASSERT_TRUE(lake_.renderer->RenderBatches(*created, CellStyle::kText, [&](const TextResult&) {
+    ++calls;
+    return Status::OK();
+  }).ok());
+  EXPECT_EQ(calls, 0);
+}
+
 TEST(OutputFormatTest, ParsesTheThreeNames) {
   EXPECT_EQ(ParseOutputFormat("table").value(), OutputFormat::kTable);
   EXPECT_EQ(ParseOutputFormat("CSV").value(), OutputFormat::kCsv);

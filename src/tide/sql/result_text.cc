@@ -133,9 +133,21 @@ Result<std::unique_ptr<ResultRenderer>> ResultRenderer::Create(DuckConnection* c
 ResultRenderer::~ResultRenderer() = default;
 
 Result<TextResult> ResultRenderer::Render(DuckResult& result, CellStyle style) {
+  TextResult all;
+  TIDE_RETURN_IF_ERROR(RenderBatches(result, style, [&](const TextResult& batch) {
+    if (all.columns.empty()) all.columns = batch.columns;
+    all.rows.insert(all.rows.end(), batch.rows.begin(), batch.rows.end());
+    return Status::OK();
+  }));
+  return all;
+}
+
+Status ResultRenderer::RenderBatches(DuckResult& result, CellStyle style,
+                                     const std::function<Status(const TextResult&)>& sink) {
   TextResult text;
   idx_t count = result.column_count();
-  if (count == 0) return text;
+  // CREATE, INSERT and the like return a count (or nothing), not rows to show.
+  if (count == 0 || duckdb_result_return_type(*result.raw()) != DUCKDB_RESULT_TYPE_QUERY_RESULT) return Status::OK();
   std::vector<JsonKind> kinds;
   std::vector<std::string> expressions;
   feed_->types.clear();
@@ -172,14 +184,15 @@ Result<TextResult> ResultRenderer::Render(DuckResult& result, CellStyle style) {
       feed->types.clear();
     }
   } reset{feed_.get()};
+  // Streaming: the rendered text of one chunk at a time, never the whole result twice.
   std::string sql = fmt::format("SELECT {} FROM {}()", fmt::join(expressions, ", "), function_name_);
-  TIDE_ASSIGN_OR_RETURN(DuckResult rendered, connection_->Query(sql));
+  TIDE_ASSIGN_OR_RETURN(DuckResult rendered, connection_->QueryStreaming(sql));
 
+  bool sent = false;
   while (true) {
     DuckDataChunk chunk = rendered.FetchChunk();
     if (!chunk || chunk.size() == 0) break;
-    size_t first = text.rows.size();
-    text.rows.resize(first + chunk.size(), std::vector<std::optional<std::string>>(count));
+    text.rows.assign(chunk.size(), std::vector<std::optional<std::string>>(count));
     for (idx_t c = 0; c < count; ++c) {
       duckdb_vector vector = chunk.column(c);
       auto* strings = static_cast<duckdb_string_t*>(duckdb_vector_get_data(vector));
@@ -187,7 +200,7 @@ Result<TextResult> ResultRenderer::Render(DuckResult& result, CellStyle style) {
       for (idx_t r = 0; r < chunk.size(); ++r) {
         if (validity != nullptr && !duckdb_validity_row_is_valid(validity, r)) continue;
         std::string_view value(duckdb_string_t_data(&strings[r]), duckdb_string_t_length(strings[r]));
-        std::string& cell = text.rows[first + r][c].emplace();
+        std::string& cell = text.rows[r][c].emplace();
         if (style == CellStyle::kText) {
           cell.assign(value);
         } else if (kinds[c] == JsonKind::kBare ||
@@ -198,9 +211,15 @@ Result<TextResult> ResultRenderer::Render(DuckResult& result, CellStyle style) {
         }
       }
     }
+    TIDE_RETURN_IF_ERROR(sink(text));
+    sent = true;
   }
   TIDE_RETURN_IF_ERROR(rendered.error());
-  return text;
+  if (!sent) {
+    text.rows.clear();
+    TIDE_RETURN_IF_ERROR(sink(text));
+  }
+  return Status::OK();
 }
 
 }  // namespace tide

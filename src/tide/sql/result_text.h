@@ -9,6 +9,7 @@
 // Thread-safety: a ResultRenderer belongs to the thread that uses its connection.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,8 +46,12 @@ class ResultRenderer {
   // the renderer.
   static Result<std::unique_ptr<ResultRenderer>> Create(DuckConnection* connection);
 
-  // Renders (and consumes) `result`, a materialized result of `connection`.
+  // Renders (and consumes) `result`, a materialized result of `connection`, whole.
   Result<TextResult> Render(DuckResult& result, CellStyle style);
+  // The same, one DuckDB chunk (up to 2048 rows) at a time, so output can be written as it is rendered:
+  // `sink` gets each batch (columns always set), at least once (with no rows for an empty result).
+  // A statement that returns no rows to show (CREATE, INSERT, SET) gives no batch.
+  Status RenderBatches(DuckResult& result, CellStyle style, const std::function<Status(const TextResult&)>& sink);
 
   ResultRenderer(const ResultRenderer&) = delete;
   ResultRenderer& operator=(const ResultRenderer&) = delete;
