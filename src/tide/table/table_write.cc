@@ -72,8 +72,14 @@ bool ValueFits(const Datum& value, const DataType& type) {
     case TypeRoot::kDouble: return index == 4;
     case TypeRoot::kDecimal: return index == 5 && DecimalDigits(value.as_decimal().unscaled) <= type.precision();
     case TypeRoot::kTimestamp:
-    case TypeRoot::kTimestampLtz:
-      return index == 6 && value.as_timestamp().nanos_of_milli >= 0 && value.as_timestamp().nanos_of_milli < 1000000;
+    case TypeRoot::kTimestampLtz: {
+      if (index != 6) return false;
+      const TimestampValue& ts = value.as_timestamp();
+      if (ts.nanos_of_milli < 0 || ts.nanos_of_milli >= 1000000) return false;
+      // Precision 7..9 is written as INT64 nanoseconds (parquet_writer.h): years 1677..2262 only.
+      constexpr int64_t kNanosMillisLimit = 9223372036853;
+      return type.precision() <= 6 || (ts.millis > -kNanosMillisLimit && ts.millis < kNanosMillisLimit);
+    }
     case TypeRoot::kChar:
     case TypeRoot::kVarChar:
     case TypeRoot::kBinary:
@@ -85,6 +91,24 @@ bool ValueFits(const Datum& value, const DataType& type) {
     case TypeRoot::kVariant: return false;
   }
   return false;
+}
+
+// Describes a value by its own representation (it may not match the column's type).
+std::string DescribeValue(const Datum& v) {
+  switch (v.storage().index()) {
+    case 1: return v.as_bool() ? "true" : "false";
+    case 2: return std::to_string(v.as_int());
+    case 3: return fmt::format("{} (FLOAT)", v.as_float());
+    case 4: return fmt::format("{} (DOUBLE)", v.as_double());
+    case 5: return fmt::format("unscaled decimal {}", DecimalToString(v.as_decimal().unscaled, 0));
+    case 6: return fmt::format("timestamp {}", FormatTimestamp(v.as_timestamp(), 9));
+    case 7: {
+      const std::string& s = v.as_string();
+      return fmt::format("'{}'{} (text/bytes)", s.substr(0, 32), s.size() > 32 ? "..." : "");
+    }
+    case 8: return "a nested value";
+    default: return "NULL";
+  }
 }
 
 // fsyncs a folder so that the entries created in it are durable.
@@ -260,7 +284,7 @@ Status TableWrite::ValidateRow(RowKind kind, const Row& row) const {
     }
     if (!ValueFits(v, fields[i].type)) {
       return Status::InvalidArgument("table {}: column '{}' ({}) cannot hold the value {}", table_name_, fields[i].name,
-                                     fields[i].type.ToString(), DatumToString(v, fields[i].type));
+                                     fields[i].type.ToString(), DescribeValue(v));
     }
   }
   return Status::OK();

@@ -1,0 +1,165 @@
+// Write-path throughput: TableWrite writing the field report's `orders` table (order_id BIGINT primary
+// key, user_id BIGINT, amount DECIMAL(10,2), status STRING, create_time and update_time TIMESTAMP(3))
+// into a Paimon table (write buffer, sort, merge, Parquet + zstd files, DataFileMeta), against DuckDB's
+// own `COPY orders TO 'x.parquet' (FORMAT parquet, COMPRESSION zstd)` of the same rows from a DuckDB
+// table. The rows arrive in random key order (so Tide's figure includes its sort); the rows are built
+// before either clock starts. Best of 3 runs each; prints both figures and the ratio.
+//
+//   build/bench/table_write_bench [rows (default 2000000)] [bucket (default 1)]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tide/format/duckdb_handle.h"
+#include "tide/format/duckdb_vector_encoder.h"
+#include "tide/io/file_system.h"
+#include "tide/table/table_write.h"
+
+using namespace tide;
+
+namespace {
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+void Check(const Status& st, const char* what) {
+  if (!st.ok()) {
+    std::fprintf(stderr, "%s: %s\n", what, st.ToString().c_str());
+    std::exit(1);
+  }
+}
+
+TableSchema OrdersSchema(int bucket) {
+  TableSchema s;
+  s.id = 0;
+  s.fields = {{0, "order_id", DataType::BigInt(false), {}, {}},  {1, "user_id", DataType::BigInt(), {}, {}},
+              {2, "amount", DataType::Decimal(10, 2), {}, {}},   {3, "status", DataType::String(), {}, {}},
+              {4, "create_time", DataType::Timestamp(3), {}, {}}, {5, "update_time", DataType::Timestamp(3), {}, {}}};
+  s.highest_field_id = 5;
+  s.primary_keys = {"order_id"};
+  s.SetOption("bucket", std::to_string(bucket));
+  s.time_millis = 1700000000000;
+  return s;
+}
+
+std::vector<Row> MakeOrders(int64_t n) {
+  static const char* kStatus[] = {"created", "paid", "shipped", "delivered", "cancelled"};
+  std::vector<int64_t> ids(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) ids[static_cast<size_t>(i)] = i + 1;
+  std::mt19937_64 rng(42);
+  std::shuffle(ids.begin(), ids.end(), rng);
+  std::vector<Row> rows;
+  rows.reserve(static_cast<size_t>(n));
+  for (int64_t id : ids) {
+    int64_t created = 1700000000000 + static_cast<int64_t>(rng() % 31536000000ULL);
+    rows.push_back(Row{Datum(id), Datum(static_cast<int64_t>(rng() % 100000)),
+                       Datum(DecimalValue{static_cast<int128_t>(rng() % 10000000)}), Datum(kStatus[rng() % 5]),
+                       Datum(TimestampValue{created, 0}),
+                       Datum(TimestampValue{created + static_cast<int64_t>(rng() % 86400000), 0})});
+  }
+  return rows;
+}
+
+struct TideRun {
+  double seconds = 0;
+  int64_t files = 0;
+  int64_t bytes = 0;
+  int64_t memory_flushes = 0;
+};
+
+TideRun RunTide(const std::string& root, int round, const TableSchema& schema, std::vector<Row> rows) {
+  std::string path = root + "/tide-" + std::to_string(round) + "/default.db/orders";
+  FileSystem* fs = FileSystem::Local();
+  Check(fs->WriteFileExclusive(path + "/schema/schema-0", schema.ToJson()), "create table");
+  auto start = std::chrono::steady_clock::now();
+  auto writer = TableWrite::Create(fs, path, schema, "bench");
+  Check(writer.status(), "TableWrite::Create");
+  for (Row& row : rows) Check((*writer)->Write(RowKind::kInsert, std::move(row)), "Write");
+  auto messages = (*writer)->PrepareCommit();
+  Check(messages.status(), "PrepareCommit");
+  TideRun run;
+  run.seconds = Seconds(start);
+  for (const auto& m : *messages) {
+    for (const auto& f : m.new_files) {
+      ++run.files;
+      run.bytes += f.file_size;
+    }
+  }
+  run.memory_flushes = (*writer)->metrics().memory_flushes;
+  return run;
+}
+
+void LoadDuckTable(DuckConnection& conn, const TableSchema& schema, const std::vector<Row>& rows) {
+  Check(conn.Execute("CREATE TABLE orders (order_id BIGINT, user_id BIGINT, amount DECIMAL(10,2), status VARCHAR, "
+                     "create_time TIMESTAMP_MS, update_time TIMESTAMP_MS)"),
+        "create DuckDB table");
+  auto appender = conn.CreateAppender("orders");
+  Check(appender.status(), "appender");
+  std::vector<DuckLogicalType> types;
+  std::vector<duckdb_logical_type> raw;
+  for (const auto& f : schema.fields) {
+    auto t = ParquetStorageType(f.type, f.name);
+    Check(t.status(), "type");
+    types.push_back(std::move(t).value());
+    raw.push_back(types.back().raw());
+  }
+  const idx_t vector_size = duckdb_vector_size();
+  for (size_t start = 0; start < rows.size(); start += vector_size) {
+    DuckDataChunk chunk(duckdb_create_data_chunk(raw.data(), raw.size()));
+    idx_t n = static_cast<idx_t>(std::min<size_t>(vector_size, rows.size() - start));
+    for (idx_t r = 0; r < n; ++r) {
+      for (size_t c = 0; c < schema.fields.size(); ++c) {
+        Check(EncodeDatum(chunk.column(c), r, rows[start + r][c], schema.fields[c].type, schema.fields[c].name),
+              "encode");
+      }
+    }
+    duckdb_data_chunk_set_size(chunk.raw(), n);
+    Check(appender->AppendChunk(chunk), "append");
+  }
+  Check(appender->Close(), "appender close");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int64_t n = argc > 1 ? std::atoll(argv[1]) : 2000000;
+  int bucket = argc > 2 ? std::atoi(argv[2]) : 1;
+  char root_template[] = "/tmp/tide-write-bench-XXXXXX";
+  const char* root = mkdtemp(root_template);
+  if (root == nullptr) return 1;
+  TableSchema schema = OrdersSchema(bucket);
+  std::printf("table_write_bench: %lld orders rows (random key order), bucket = %d, write-buffer-size %lld MiB\n",
+              static_cast<long long>(n), bucket, static_cast<long long>(kTideDefaultWriteBufferSize >> 20));
+  std::vector<Row> rows = MakeOrders(n);
+
+  auto db = DuckDB::Open();
+  Check(db.status(), "DuckDB");
+  auto conn = db->Connect();
+  Check(conn.status(), "connect");
+  LoadDuckTable(*conn, schema, rows);
+
+  double best_tide = 1e300, best_duck = 1e300;
+  for (int round = 0; round < 3; ++round) {
+    TideRun tide = RunTide(root, round, schema, rows);
+    std::printf("  tide TableWrite:      %.2f s  (%lld files, %.1f MB, %lld memory flushes)\n", tide.seconds,
+                static_cast<long long>(tide.files), tide.bytes / 1e6, static_cast<long long>(tide.memory_flushes));
+    best_tide = std::min(best_tide, tide.seconds);
+
+    std::string out = std::string(root) + "/duck-" + std::to_string(round) + ".parquet";
+    auto start = std::chrono::steady_clock::now();
+    Check(conn->Execute("COPY orders TO '" + out + "' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)"),
+          "COPY");
+    double duck = Seconds(start);
+    auto info = FileSystem::Local()->Stat(out);
+    std::printf("  duckdb COPY TO:       %.2f s  (1 file, %.1f MB)\n", duck, info.ok() ? info->size / 1e6 : 0.0);
+    best_duck = std::min(best_duck, duck);
+  }
+  std::printf("best of 3: tide %.2f s (%.0f rows/s), duckdb %.2f s (%.0f rows/s), ratio tide/duckdb %.2f\n",
+              best_tide, n / best_tide, best_duck, n / best_duck, best_tide / best_duck);
+  FileSystem::Local()->DeleteRecursively(root).IgnoreError();
+  return 0;
+}
