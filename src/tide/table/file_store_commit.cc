@@ -430,11 +430,17 @@ Result<int64_t> FileStoreCommit::TryCommit(const TableInfo& info, const Changes&
     delta.changelog_files = changes.changelog_files;
     delta.index_files.insert(delta.index_files.end(), changes.index_files.begin(), changes.index_files.end());
 
-    if (latest && check_conflicts && !delta.table_files.empty()) {
-      std::set<std::string> changed;
-      for (const auto& e : delta.table_files) changed.insert(e.partition);
-      TIDE_ASSIGN_OR_RETURN(auto base, ReadMergedEntries(files, *latest, changed));
-      ConflictContext ctx{&table_name_, &options.commit_user, latest->id, &latest->commit_user};
+    if (check_conflicts && !delta.table_files.empty()) {
+      // Against the live files of the changed partitions; on an empty table the delta is checked alone.
+      std::vector<ManifestEntry> base;
+      static const std::string kNobody = "(none: the table has no snapshot)";
+      if (latest) {
+        std::set<std::string> changed;
+        for (const auto& e : delta.table_files) changed.insert(e.partition);
+        TIDE_ASSIGN_OR_RETURN(base, ReadMergedEntries(files, *latest, changed));
+      }
+      ConflictContext ctx{&table_name_, &options.commit_user, latest ? latest->id : 0,
+                          latest ? &latest->commit_user : &kNobody};
 
       if (kind != CommitKind::kOverwrite) {
         std::map<std::string, int32_t> total_buckets;

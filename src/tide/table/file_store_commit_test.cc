@@ -265,6 +265,27 @@ TEST_F(FileStoreCommitTest, ConflictsAreRefusedAndLeaveNothingBehind) {
   EXPECT_EQ(LiveFiles(), (std::multiset<std::string>{"d-0-5-f1", "d-0-5-f2", "d-0-4-f3", "d-1-5-f4"}));
 }
 
+TEST_F(FileStoreCommitTest, TheFirstCommitIsCheckedToo) {
+  auto committer = Committer();
+  CommitMessage m;
+  m.partition = Partition("d");
+  m.total_buckets = 2;
+  m.compact_after = {PkFile("f1", 1, 10, 5), PkFile("f2", 10, 20, 5)};
+  CommitOptions o = Options(1);
+  o.kind = CommitKind::kCompact;
+  auto r = committer->Commit({m}, o);
+  EXPECT_TRUE(r.status().IsConflict()) << r.status().ToString();
+  m.compact_after = {PkFile("f1", 1, 10, 5)};
+  m.compact_before = {PkFile("f0", 1, 10, 0)};
+  r = committer->Commit({m}, o);
+  EXPECT_TRUE(r.status().IsConflict()) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("not live"), std::string::npos) << r.status().ToString();
+  r = committer->Commit({NewFilesMessage(Partition("d"), 0, 2, {PkFile("f1", 1, 1), PkFile("f1", 1, 1)})}, Options(1));
+  EXPECT_TRUE(r.status().IsConflict()) << r.status().ToString();
+  EXPECT_FALSE(Latest());
+  EXPECT_TRUE(ManifestDir().empty());
+}
+
 TEST_F(FileStoreCommitTest, RepeatedCommitIsReportedNotDuplicated) {
   auto committer = Committer();
   auto msg = [](const std::string& name) { return NewFilesMessage(Partition("d"), 0, 2, {PkFile(name, 1, 1)}); };
