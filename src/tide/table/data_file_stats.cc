@@ -189,8 +189,41 @@ void ColumnStatsCollector::AddValue(const Datum& value) {
       return;
     }
   }
-  if (min_.is_null() || CompareDatum(value, min_) < 0) min_ = value;
-  if (max_.is_null() || CompareDatum(value, max_) > 0) max_ = value;
+  if (min_.is_null()) {
+    min_ = value;
+    max_ = value;
+    return;
+  }
+  // Fast paths for the common representations; CompareDatum for the rest.
+  switch (value.storage().index()) {
+    case 2: {
+      int64_t v = value.as_int();
+      if (v < min_.as_int()) min_ = value;
+      if (v > max_.as_int()) max_ = value;
+      return;
+    }
+    case 6: {
+      const TimestampValue& v = value.as_timestamp();
+      if (v < min_.as_timestamp()) min_ = value;
+      if (v > max_.as_timestamp()) max_ = value;
+      return;
+    }
+    case 5: {
+      int128_t v = value.as_decimal().unscaled;
+      if (v < min_.as_decimal().unscaled) min_ = value;
+      if (v > max_.as_decimal().unscaled) max_ = value;
+      return;
+    }
+    case 7: {
+      const std::string& v = value.as_string();
+      if (v.compare(min_.as_string()) < 0) min_ = value;
+      if (v.compare(max_.as_string()) > 0) max_ = value;
+      return;
+    }
+    default:
+      if (CompareDatum(value, min_) < 0) min_ = value;
+      if (CompareDatum(value, max_) > 0) max_ = value;
+  }
 }
 
 ColumnStats ColumnStatsCollector::Finish() const {

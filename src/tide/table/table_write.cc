@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 
@@ -57,6 +58,17 @@ const char* RowKindName(RowKind kind) {
 
 bool FitsInt(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
 
+// 10^p for 0 <= p <= 38.
+int128_t Pow10(int p) {
+  static const auto kTable = [] {
+    std::array<int128_t, 39> t{};
+    t[0] = 1;
+    for (size_t i = 1; i < t.size(); ++i) t[i] = t[i - 1] * 10;
+    return t;
+  }();
+  return kTable[static_cast<size_t>(std::clamp(p, 0, 38))];
+}
+
 // Whether `value` has the representation datum.h gives `type` (NULL excepted) and lies in its range.
 bool ValueFits(const Datum& value, const DataType& type) {
   const size_t index = value.storage().index();
@@ -70,7 +82,12 @@ bool ValueFits(const Datum& value, const DataType& type) {
     case TypeRoot::kBigInt: return index == 2;
     case TypeRoot::kFloat: return index == 3;
     case TypeRoot::kDouble: return index == 4;
-    case TypeRoot::kDecimal: return index == 5 && DecimalDigits(value.as_decimal().unscaled) <= type.precision();
+    case TypeRoot::kDecimal: {
+      if (index != 5) return false;
+      int128_t v = value.as_decimal().unscaled;
+      int128_t limit = Pow10(type.precision());
+      return v < limit && v > -limit;
+    }
     case TypeRoot::kTimestamp:
     case TypeRoot::kTimestampLtz: {
       if (index != 6) return false;
@@ -315,7 +332,7 @@ Result<TableWrite::BucketWriter*> TableWrite::WriterFor(const Row& row) {
     partition = &scratch_partition_;
   }
   int32_t bucket = 0;
-  if (bucket_function_) {
+  if (bucket_function_ && num_buckets_ > 1) {
     auto b = bucket_function_->BucketOfProjection(row, bucket_key_indices_, &scratch_bucket_);
     if (!b.ok()) return b.status().WithContext("table " + table_name_ + ", bucket key");
     bucket = *b;

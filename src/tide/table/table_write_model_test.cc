@@ -59,7 +59,7 @@ class Generator {
       case TypeRoot::kBoolean: return Datum(Chance(50));
       case TypeRoot::kTinyInt: return Datum(std::clamp<int64_t>(n, -128, 127));
       case TypeRoot::kSmallInt: return Datum(std::clamp<int64_t>(n * 7, -32768, 32767));
-      case TypeRoot::kInt: return Datum(n * 1000003);
+      case TypeRoot::kInt: return Datum(static_cast<int64_t>(static_cast<int32_t>(n * 1000003 % 2147483647)));
       case TypeRoot::kBigInt: return Datum(static_cast<int64_t>(n * 1000000000039LL));
       case TypeRoot::kFloat: return Datum(static_cast<float>(n) / 4.0f);
       case TypeRoot::kDouble: return Datum(static_cast<double>(n) / 8.0);
@@ -78,7 +78,7 @@ class Generator {
                              : Datum("k" + std::to_string(n));
       case TypeRoot::kBinary: return Datum(Bytes(static_cast<size_t>(type.length())));
       case TypeRoot::kVarBinary:
-        return domain > 1000 ? Datum(Bytes(static_cast<size_t>(Uniform(0, 12))))
+        return domain > 1000 ? Datum(Bytes(static_cast<size_t>(Uniform(0, std::min(12, type.length())))))
                              : Datum(std::string(1, static_cast<char>(n & 0xFF)) + "\x00\xff");
       case TypeRoot::kDate: return Datum(static_cast<int64_t>(19000 + n));
       case TypeRoot::kTime: return Datum(static_cast<int64_t>(std::clamp<int64_t>(43200000 + n * 1001, 0, 86399999)));
@@ -177,6 +177,12 @@ Row RandomKey(Generator* g, const RandomTable& t) {
   return key;
 }
 
+#define ASSERT_OK_WRITE(expr)                 \
+  do {                                        \
+    Status _st = (expr);                      \
+    ASSERT_TRUE(_st.ok()) << _st.ToString(); \
+  } while (false)
+
 struct RowLess {
   bool operator()(const Row& a, const Row& b) const { return CompareRows(a, b) < 0; }
 };
@@ -212,7 +218,7 @@ void RunModel(uint64_t seed, int commits) {
       if (t.partial_update) {
         // Partial updates: only inserts; non-null fields overwrite.
         Row row = RandomRow(&g, t, key, /*allow_null=*/true);
-        ASSERT_TRUE(writer->Write(g.Chance(50) ? RowKind::kInsert : RowKind::kUpdateAfter, row).ok());
+        ASSERT_OK_WRITE(writer->Write(g.Chance(50) ? RowKind::kInsert : RowKind::kUpdateAfter, row));
         if (it == model.end()) {
           model.emplace(key, row);
         } else {
@@ -224,16 +230,16 @@ void RunModel(uint64_t seed, int commits) {
       }
       if (it != model.end() && action < 25) {
         Row old = it->second;
-        ASSERT_TRUE(writer->Write(RowKind::kDelete, g.Chance(50) ? old : RandomRow(&g, t, key, true)).ok());
+        ASSERT_OK_WRITE(writer->Write(RowKind::kDelete, g.Chance(50) ? old : RandomRow(&g, t, key, true)));
         model.erase(it);
       } else if (it != model.end() && action < 60) {
         Row row = RandomRow(&g, t, key, true);
-        ASSERT_TRUE(writer->Write(RowKind::kUpdateBefore, it->second).ok());
-        ASSERT_TRUE(writer->Write(RowKind::kUpdateAfter, row).ok());
+        ASSERT_OK_WRITE(writer->Write(RowKind::kUpdateBefore, it->second));
+        ASSERT_OK_WRITE(writer->Write(RowKind::kUpdateAfter, row));
         it->second = row;
       } else {
         Row row = RandomRow(&g, t, key, true);
-        ASSERT_TRUE(writer->Write(RowKind::kInsert, row).ok());
+        ASSERT_OK_WRITE(writer->Write(RowKind::kInsert, row));
         model[key] = row;
       }
     }

@@ -55,6 +55,35 @@ Status WriteBuffer::Drain(const Consumer& merged, const Consumer* raw) {
   return Status::OK();
 }
 
+namespace {
+
+// An order-preserving 64-bit prefix of a key's first column: a < b implies Prefix(a) <= Prefix(b), so a
+// sort on (prefix, full comparison) orders records as the full comparison does and compares most pairs
+// by one integer (Java's normalized keys do the same). Floating-point keys get no prefix, since
+// CompareDatum treats -0.0 and 0.0 as equal.
+uint64_t KeyPrefix(const Datum& value) {
+  constexpr uint64_t kSign = uint64_t{1} << 63;
+  switch (value.storage().index()) {
+    case 1: return value.as_bool() ? 1 : 0;
+    case 2: return static_cast<uint64_t>(value.as_int()) ^ kSign;
+    case 5: {
+      unsigned __int128 u = static_cast<unsigned __int128>(value.as_decimal().unscaled) ^
+                            (static_cast<unsigned __int128>(1) << 127);
+      return static_cast<uint64_t>(u >> 64);
+    }
+    case 6: return static_cast<uint64_t>(value.as_timestamp().millis) ^ kSign;
+    case 7: {
+      const std::string& str = value.as_string();
+      uint64_t p = 0;
+      for (size_t i = 0; i < 8; ++i) p = (p << 8) | (i < str.size() ? static_cast<unsigned char>(str[i]) : 0);
+      return p;
+    }
+    default: return 0;
+  }
+}
+
+}  // namespace
+
 Status WriteBuffer::DrainSorted(const Consumer& merged, const Consumer* raw) {
   const WriteBufferSpec& spec = *spec_;
   auto compare_keys = [&spec](const KeyValue& a, const KeyValue& b) {
@@ -64,7 +93,7 @@ Status WriteBuffer::DrainSorted(const Consumer& merged, const Consumer* raw) {
     }
     return 0;
   };
-  std::sort(records_.begin(), records_.end(), [&](const KeyValue& a, const KeyValue& b) {
+  auto less = [&](const KeyValue& a, const KeyValue& b) {
     int c = compare_keys(a, b);
     if (c != 0) return c < 0;
     for (int i : spec.sequence_field_indices) {
@@ -72,7 +101,26 @@ Status WriteBuffer::DrainSorted(const Consumer& merged, const Consumer* raw) {
       if (c != 0) return spec.sequence_descending ? c > 0 : c < 0;
     }
     return a.sequence < b.sequence;
+  };
+  struct SortEntry {
+    uint64_t prefix;
+    uint32_t index;
+  };
+  std::vector<SortEntry> order(records_.size());
+  const size_t first_key = static_cast<size_t>(spec.key_indices.front());
+  for (size_t i = 0; i < records_.size(); ++i) {
+    order[i] = SortEntry{KeyPrefix(records_[i].row[first_key]), static_cast<uint32_t>(i)};
+  }
+  std::sort(order.begin(), order.end(), [&](const SortEntry& a, const SortEntry& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    return less(records_[a.index], records_[b.index]);
   });
+  {
+    std::vector<KeyValue> sorted;
+    sorted.reserve(records_.size());
+    for (const SortEntry& e : order) sorted.push_back(std::move(records_[e.index]));
+    records_.swap(sorted);
+  }
   const size_t n = records_.size();
   size_t i = 0;
   while (i < n) {
