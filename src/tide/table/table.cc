@@ -1,5 +1,6 @@
 #include "tide/table/table.h"
 
+#include <optional>
 #include <set>
 
 #include "tide/table/file_store_scan.h"
@@ -79,7 +80,17 @@ Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options
   for (const auto& [key, value] : options.dynamic_options) schema.SetOption(key, value);
   TIDE_ASSIGN_OR_RETURN(std::vector<DataSplit> splits, PlanSplits(options, schema));
 
-  auto fallback = schema.FindOption("scan.fallback-branch");
+  // Whether a fallback branch is read is a property of the table as opened (its latest schema and the
+  // read's options), not of the schema a time-travelled snapshot was written with: Java wraps the table
+  // in FallbackReadFileStoreTable when it is loaded, and time travel only changes what each side reads.
+  std::optional<std::string> fallback;
+  if (options.snapshot.IsLatest()) {
+    fallback = schema.FindOption("scan.fallback-branch");
+  } else {
+    TIDE_ASSIGN_OR_RETURN(TableSchema latest_schema, ReadSchema(SnapshotSelector{}));
+    for (const auto& [key, value] : options.dynamic_options) latest_schema.SetOption(key, value);
+    fallback = latest_schema.FindOption("scan.fallback-branch");
+  }
   std::unique_ptr<TableReader> fallback_reader;
   if (fallback && !fallback->empty() && branch_ == "main") {
     TIDE_ASSIGN_OR_RETURN(auto branch_table, Table::Open(fs_, path_, name_, *fallback));
