@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Installs the dependencies (scripts/install-deps.sh), then configures and builds Tide into build/.
 # The binary is build/tide. Set TIDE_BUILD_TYPE (default RelWithDebInfo) to change the build type.
+# Arguments, if any, are the targets to build (e.g. `bash scripts/build.sh tide`); default: everything.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE="${TIDE_BUILD_TYPE:-RelWithDebInfo}" >/dev/null
-cmake --build build -j"$(nproc)"
+targets=()
+for t in "$@"; do targets+=(--target "$t"); done
+cmake --build build -j"$(nproc)" "${targets[@]}"
