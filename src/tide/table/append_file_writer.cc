@@ -16,7 +16,8 @@ SimpleStats EmptyKeyStats() {
   return stats;
 }
 
-Result<std::unique_ptr<AppendFileWriter>> AppendFileWriter::Create(DataFileWriteContext* context, std::string path) {
+Result<std::unique_ptr<AppendFileWriter>> AppendFileWriter::Create(DataFileWriteContext* context, std::string path,
+                                                                  FileSource source) {
   const DataFileLayout& layout = context->layout;
   if (layout.primary_key) {
     return Status::Internal("table {}: an append file writer was asked for a primary-key table", layout.table_name);
@@ -24,6 +25,7 @@ Result<std::unique_ptr<AppendFileWriter>> AppendFileWriter::Create(DataFileWrite
   std::unique_ptr<AppendFileWriter> writer(new AppendFileWriter());
   writer->context_ = context;
   writer->path_ = std::move(path);
+  writer->source_ = source;
   TIDE_ASSIGN_OR_RETURN(writer->parquet_,
                         ParquetFileWriter::Create(context->db, writer->path_, layout.columns, layout.parquet));
   for (size_t i = 0; i < layout.fields.size(); ++i) {
@@ -87,7 +89,7 @@ Result<DataFileMeta> AppendFileWriter::Finish() {
   meta.level = 0;
   meta.creation_time_ms = context_->creation_time_ms ? context_->creation_time_ms() : LocalWallClockMillis();
   meta.delete_row_count = 0;
-  meta.file_source = static_cast<int32_t>(FileSource::kAppend);
+  meta.file_source = static_cast<int32_t>(source_);
   return meta;
 }
 

@@ -5,7 +5,8 @@
 // (`_MIN_KEY`/`_MAX_KEY` the arity-0 row) and empty key statistics, value statistics (the table's stats
 // modes; dense store), min/max sequence number of its records (numbers that exist only in the
 // metadata), `_DELETE_ROW_COUNT` 0, the schema id, level 0, no extra files, the creation time (local
-// wall clock), file source APPEND.
+// wall clock), the file source (APPEND for files written from new rows, COMPACT for a compaction's output,
+// as Java's AppendOnlyWriter and its compactor record them).
 //
 // Nothing exists at the file's path until Finish() succeeds. Thread-safety: one thread at a time.
 #pragma once
@@ -25,7 +26,8 @@ namespace tide {
 class AppendFileWriter final : public DataFileWriter {
  public:
   // REQUIRES: !context->layout.primary_key; `context` outlives the writer.
-  static Result<std::unique_ptr<AppendFileWriter>> Create(DataFileWriteContext* context, std::string path);
+  static Result<std::unique_ptr<AppendFileWriter>> Create(DataFileWriteContext* context, std::string path,
+                                                          FileSource source = FileSource::kAppend);
 
   // Adds a record (its values are consumed). Only +I and +U records belong in an append table
   // (InvalidArgument otherwise, as Java's AppendOnlyWriter refuses them).
@@ -40,6 +42,7 @@ class AppendFileWriter final : public DataFileWriter {
 
   DataFileWriteContext* context_ = nullptr;
   std::string path_;
+  FileSource source_ = FileSource::kAppend;
   std::unique_ptr<ParquetFileWriter> parquet_;
   std::vector<ColumnStatsCollector> value_stats_;
   int64_t row_count_ = 0;
