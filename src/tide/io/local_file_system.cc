@@ -52,10 +52,12 @@ Status FsyncDir(const std::string& dir) {
   return Status::OK();
 }
 
+// A temporary name beside `path`, unique across threads and processes: the process id is part of it
+// because a forked child inherits the parent's generator state and counter.
 std::string TempName(const std::string& path) {
   static std::atomic<uint64_t> counter{0};
   thread_local std::mt19937_64 rng(std::random_device{}());
-  return fmt::format("{}/.{}.{:x}{}.tmp", DirName(path), BaseName(path), rng(), counter++);
+  return fmt::format("{}/.{}.{}.{:x}{}.tmp", DirName(path), BaseName(path), ::getpid(), rng(), counter++);
 }
 
 class LocalWritableFile final : public WritableFile {
