@@ -44,7 +44,8 @@ class ParquetRowReader final : public DataFileRowReader {
 
 Result<std::unique_ptr<DataFileRowReader>> OpenDataFile(const std::string& path,
                                                         const std::vector<ParquetColumnSpec>& columns,
-                                                        const std::string& table_name) {
+                                                        const std::string& table_name,
+                                                        const DataFileReadOptions& options) {
   if (!EndsWith(path, ".parquet")) {
     size_t dot = path.rfind('.');
     std::string ext = dot == std::string::npos ? "unknown" : path.substr(dot + 1);
@@ -52,7 +53,9 @@ Result<std::unique_ptr<DataFileRowReader>> OpenDataFile(const std::string& path,
                                 table_name, path, ext);
   }
   TIDE_ASSIGN_OR_RETURN(const DuckDB* db, DataFileDatabase());
-  auto reader = ParquetFileReader::Open(*db, path, columns);
+  ParquetReadOptions parquet_options;
+  parquet_options.filter_sql = options.filter_sql;
+  auto reader = ParquetFileReader::Open(*db, path, columns, std::move(parquet_options));
   if (!reader.ok()) return reader.status().WithContext(fmt::format("table {}", table_name));
   for (size_t missing : (*reader)->missing_columns()) {
     const std::string& name = columns[missing].name;

@@ -3,7 +3,7 @@
 // The table reader asks for physical columns (name, Parquet field id, type as written) and receives
 // batches of rows with each row's 0-based position in the file (deletion vectors are positions).
 // Parquet is read through format/parquet_reader; other formats (ORC, Avro) are refused with an error
-// naming the file. Thread-safety: one reader per thread.
+// naming the file. Thread-safety: a reader is used by one thread at a time.
 #pragma once
 
 #include <memory>
@@ -23,9 +23,17 @@ class DataFileRowReader {
   virtual Result<bool> NextBatch(size_t max_rows, std::vector<Row>* rows, std::vector<int64_t>* positions) = 0;
 };
 
+struct DataFileReadOptions {
+  // A DuckDB boolean expression over the file's physical column names: only rows for which it is true
+  // are returned (positions stay positions in the file), and row groups whose statistics exclude it are
+  // not read. Empty: every row.
+  std::string filter_sql;
+};
+
 // Opens `path` for `columns`; `table_name` names the table in errors.
 Result<std::unique_ptr<DataFileRowReader>> OpenDataFile(const std::string& path,
                                                         const std::vector<ParquetColumnSpec>& columns,
-                                                        const std::string& table_name);
+                                                        const std::string& table_name,
+                                                        const DataFileReadOptions& options = {});
 
 }  // namespace tide

@@ -145,6 +145,7 @@ Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options
     bctx.table_name = fmt::format("{} (branch {})", name_, *fallback);
     bctx.projection = branch_options.projection;
     bctx.all_columns = branch_options.all_columns;
+    bctx.key_equals = options.primary_key_equals;
     bctx.read_schema = std::move(branch_schema);
     TIDE_ASSIGN_OR_RETURN(fallback_reader, CreateSnapshotTableReader(std::move(bctx), std::move(missing)));
   }
@@ -155,6 +156,7 @@ Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options
   ctx.table_name = name_;
   ctx.projection = options.projection;
   ctx.all_columns = options.all_columns;
+  ctx.key_equals = options.primary_key_equals;
   ctx.read_schema = std::move(schema);
   TIDE_ASSIGN_OR_RETURN(auto reader, CreateSnapshotTableReader(std::move(ctx), std::move(splits)));
   if (!fallback_reader) return reader;

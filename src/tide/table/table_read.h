@@ -37,6 +37,13 @@ struct ReadOptions {
   // Table options overridden for this read only, e.g. {"ignore-delete": "true"}, as Flink's dynamic
   // table options (`/*+ OPTIONS(...) */`).
   std::map<std::string, std::string> dynamic_options;
+  // A primary-key point read: only the row whose primary key equals these values (one per primary-key
+  // column, in the table's primary-key order, each in the representation datum.h gives the column's
+  // type). Splits of other partitions and buckets and files whose [min_key, max_key] excludes the key
+  // are not opened; inside a file the key is pushed down to the Parquet scan (DuckDB skips row groups by
+  // their statistics). InvalidArgument on a table without a primary key, with the wrong number of
+  // values, or with a NULL value.
+  std::optional<Row> primary_key_equals;
 };
 
 class TableReader {

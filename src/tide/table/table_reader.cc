@@ -1,9 +1,11 @@
 #include "tide/table/table_reader.h"
 
 #include <algorithm>
-#include <queue>
 
 #include "tide/base/strings.h"
+#include "tide/codec/binary_row.h"
+#include "tide/codec/bucket.h"
+#include "tide/format/duckdb_handle.h"
 #include "tide/table/core_options.h"
 #include "tide/table/data_file_source.h"
 #include "tide/table/deletion_vector.h"
@@ -44,6 +46,28 @@ struct FieldSource {
   bool needs_cast = false;
 };
 
+// A primary-key point read: the key's values and where the key columns are among the needed fields.
+struct KeyFilter {
+  Row values;                  // in primary-key order
+  std::vector<int> positions;  // of each primary-key column in the needed fields
+};
+
+// A DuckDB literal of `value` for a pushed-down key filter, or empty when the type is not pushed down
+// (the reader still filters every row itself).
+std::string KeyLiteral(const Datum& value, const DataType& type) {
+  if (value.is_null()) return {};
+  if (type.IsIntegral() && std::holds_alternative<int64_t>(value.storage())) return std::to_string(value.as_int());
+  if (type.root() == TypeRoot::kVarChar && std::holds_alternative<std::string>(value.storage())) {
+    // Printable ASCII only: a file that stores the column as plain BINARY reads as BLOB in DuckDB, and
+    // the literal's cast to BLOB would read backslashes as escapes and refuse other bytes.
+    for (char c : value.as_string()) {
+      if (c < 0x20 || c > 0x7e || c == '\\') return {};
+    }
+    return QuoteSqlString(value.as_string());
+  }
+  return {};
+}
+
 // Reads one data file as rows of the needed fields (mapped by field id and cast to the read types),
 // with the _SEQUENCE_NUMBER and _VALUE_KIND of primary-key files, dropping rows its deletion vector marks.
 class FileCursor {
@@ -51,14 +75,17 @@ class FileCursor {
   static Result<std::unique_ptr<FileCursor>> Open(const TableReadContext& ctx, SchemaCache* schemas,
                                                   const DataSplit& split, const DataFileMeta& file,
                                                   const std::vector<DataField>& needed, bool primary_key,
-                                                  FileSystem* fs) {
+                                                  FileSystem* fs, const KeyFilter* key_filter) {
     auto cursor = std::unique_ptr<FileCursor>(new FileCursor());
     cursor->path_ = split.FilePath(file);
     cursor->primary_key_ = primary_key;
     cursor->needed_ = &needed;
+    cursor->key_filter_ = key_filter;
     TIDE_ASSIGN_OR_RETURN(const TableSchema* file_schema, schemas->Get(file.schema_id));
     std::vector<ParquetColumnSpec> columns;
-    for (const auto& field : needed) {
+    std::string filter_sql;
+    for (size_t i = 0; i < needed.size(); ++i) {
+      const DataField& field = needed[i];
       FieldSource src;
       int idx = file_schema->FieldIndexById(field.id);
       if (idx >= 0) {
@@ -74,8 +101,23 @@ class FileCursor {
         }
         // Nested types are read in the file's shape but with the read schema's nested fields.
         columns.push_back(ParquetColumnSpec{ff.name, ff.id, src.needs_cast ? ff.type : field.type.WithNullable(true)});
+        if (key_filter != nullptr && !src.needs_cast) {
+          // Pushed down so DuckDB skips row groups (files are sorted by key, so all but one or two).
+          for (size_t k = 0; k < key_filter->positions.size(); ++k) {
+            if (key_filter->positions[k] != static_cast<int>(i)) continue;
+            std::string literal = KeyLiteral(key_filter->values[k], field.type);
+            if (literal.empty()) continue;
+            if (!filter_sql.empty()) filter_sql += " AND ";
+            filter_sql += QuoteSqlIdentifier(ff.name) + " = " + literal;
+          }
+        }
       }
       cursor->sources_.push_back(std::move(src));
+    }
+    cursor->identity_ = true;
+    for (size_t i = 0; i < cursor->sources_.size(); ++i) {
+      const FieldSource& src = cursor->sources_[i];
+      if (src.column != static_cast<int>(i) || src.needs_cast) cursor->identity_ = false;
     }
     if (primary_key) {
       cursor->seq_column_ = static_cast<int>(columns.size());
@@ -88,6 +130,8 @@ class FileCursor {
       return Status::NotSupported("table {}: data file {} is in {} format; Tide reads Parquet data files only",
                                   ctx.table_name, cursor->path_, ext);
     }
+    DataFileReadOptions read_options;
+    read_options.filter_sql = std::move(filter_sql);
     auto dv = split.deletion_files.find(file.file_name);
     if (dv != split.deletion_files.end()) {
       auto vector = ReadDeletionVector(fs, dv->second.index_path, dv->second.offset, dv->second.length);
@@ -96,7 +140,7 @@ class FileCursor {
       }
       cursor->deletion_vector_ = std::move(vector).value();
     }
-    TIDE_ASSIGN_OR_RETURN(cursor->reader_, OpenDataFile(cursor->path_, columns, ctx.table_name));
+    TIDE_ASSIGN_OR_RETURN(cursor->reader_, OpenDataFile(cursor->path_, columns, ctx.table_name, read_options));
     return cursor;
   }
 
@@ -107,6 +151,7 @@ class FileCursor {
       if (index_ < batch_.size()) {
         if (deletion_vector_ && deletion_vector_->IsDeleted(positions_[index_])) continue;
         TIDE_RETURN_IF_ERROR(Materialize());
+        if (key_filter_ != nullptr && !MatchesKey()) continue;
         return true;
       }
       batch_.clear();
@@ -125,6 +170,19 @@ class FileCursor {
  private:
   Status Materialize() {
     Row& raw = batch_[index_];
+    if (primary_key_) {
+      current_.sequence = raw[static_cast<size_t>(seq_column_)].as_int();
+      int64_t kind = raw[static_cast<size_t>(kind_column_)].as_int();
+      if (kind < 0 || kind > 3) return Status::Corruption("data file {}: _VALUE_KIND {} is not a row kind", path_, kind);
+      current_.kind = static_cast<ValueKind>(kind);
+    }
+    if (identity_) {
+      // The file's columns are the needed fields in order: the row is taken as it was read, without the
+      // trailing _SEQUENCE_NUMBER and _VALUE_KIND (no allocation, no per-value copy).
+      current_.row = std::move(raw);
+      current_.row.resize(sources_.size());
+      return Status::OK();
+    }
     current_.row.assign(sources_.size(), Datum());
     for (size_t i = 0; i < sources_.size(); ++i) {
       const FieldSource& src = sources_[i];
@@ -140,20 +198,25 @@ class FileCursor {
         current_.row[i] = std::move(v);
       }
     }
-    if (primary_key_) {
-      current_.sequence = raw[static_cast<size_t>(seq_column_)].as_int();
-      int64_t kind = raw[static_cast<size_t>(kind_column_)].as_int();
-      if (kind < 0 || kind > 3) return Status::Corruption("data file {}: _VALUE_KIND {} is not a row kind", path_, kind);
-      current_.kind = static_cast<ValueKind>(kind);
-    }
     return Status::OK();
   }
 
+  bool MatchesKey() const {
+    for (size_t k = 0; k < key_filter_->positions.size(); ++k) {
+      if (CompareDatum(current_.row[static_cast<size_t>(key_filter_->positions[k])], key_filter_->values[k]) != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   FileCursor() = default;
+  const KeyFilter* key_filter_ = nullptr;
   std::string path_;
   bool primary_key_ = false;
   const std::vector<DataField>* needed_ = nullptr;
   std::vector<FieldSource> sources_;
+  bool identity_ = false;  // sources_[i] is file column i, uncast
   int seq_column_ = -1, kind_column_ = -1;
   std::optional<DeletionVector> deletion_vector_;
   std::unique_ptr<DataFileRowReader> reader_;
@@ -169,6 +232,21 @@ class SplitRowSource {
   virtual ~SplitRowSource() = default;
   // The next row of needed fields, or false at the end.
   virtual Result<bool> Next(Row* row) = 0;
+};
+
+// At most one row, found beforehand (deduplicate lookups).
+class SingleRowSource final : public SplitRowSource {
+ public:
+  explicit SingleRowSource(std::optional<Row> row) : row_(std::move(row)) {}
+  Result<bool> Next(Row* row) override {
+    if (!row_) return false;
+    *row = std::move(*row_);
+    row_.reset();
+    return true;
+  }
+
+ private:
+  std::optional<Row> row_;
 };
 
 // Files one after another (append tables, deletion-vector tables).
@@ -198,35 +276,104 @@ class ConcatSource final : public SplitRowSource {
   size_t current_ = 0;
 };
 
-// K-way merge of sorted runs by key, then the merge function per key.
+// Compares the primary keys of two rows: the key fields in order, with a fast path for a single
+// integer key (the common `id BIGINT` key) that skips the general comparison.
+class KeyComparator {
+ public:
+  explicit KeyComparator(std::vector<int> key_indices) : key_indices_(std::move(key_indices)) {}
+  int Compare(const Row& a, const Row& b) const {
+    if (key_indices_.size() == 1) {
+      size_t k = static_cast<size_t>(key_indices_[0]);
+      const auto* x = std::get_if<int64_t>(&a[k].storage());
+      const auto* y = std::get_if<int64_t>(&b[k].storage());
+      if (x != nullptr && y != nullptr) return (*x > *y) - (*x < *y);
+    }
+    for (int i : key_indices_) {
+      int c = CompareDatum(a[static_cast<size_t>(i)], b[static_cast<size_t>(i)]);
+      if (c != 0) return c;
+    }
+    return 0;
+  }
+
+ private:
+  std::vector<int> key_indices_;
+};
+
+// K-way merge of sorted runs by key, then the merge function per key. The runs sit in a binary min-heap
+// on (key, _SEQUENCE_NUMBER); after a run yields its row it is advanced and sifted down in place, so the
+// rows of one key come out oldest first.
 class MergeSource final : public SplitRowSource {
  public:
+  // `deduplicate` (the deduplicate engine without sequence.field): the newest row of each key wins, taken
+  // without copies; `ignore_delete` then skips -U/-D rows. Otherwise `merge` folds each key's rows.
   MergeSource(std::vector<std::unique_ptr<FileCursor>> cursors, std::vector<int> key_indices,
-              std::vector<int> sequence_indices, bool sequence_descending, std::unique_ptr<MergeFunction> merge)
-      : cursors_(std::move(cursors)), key_indices_(std::move(key_indices)),
-        sequence_indices_(std::move(sequence_indices)), sequence_descending_(sequence_descending),
-        merge_(std::move(merge)), heap_(HeapLess{this}) {}
+              std::vector<int> sequence_indices, bool sequence_descending, std::unique_ptr<MergeFunction> merge,
+              bool deduplicate, bool ignore_delete)
+      : cursors_(std::move(cursors)), keys_(std::move(key_indices)), sequence_indices_(std::move(sequence_indices)),
+        sequence_descending_(sequence_descending), merge_(std::move(merge)), deduplicate_(deduplicate),
+        ignore_delete_(ignore_delete) {}
 
   Status Init() {
     for (size_t i = 0; i < cursors_.size(); ++i) {
       TIDE_ASSIGN_OR_RETURN(bool ok, cursors_[i]->Advance());
-      if (ok) heap_.push(i);
+      if (ok) heap_.push_back(i);
     }
+    for (size_t i = heap_.size() / 2; i-- > 0;) SiftDown(i);
     return Status::OK();
   }
 
   Result<bool> Next(Row* row) override {
+    return deduplicate_ ? NextDeduplicated(row) : NextMerged(row);
+  }
+
+ private:
+  // The smallest run's row; then that run moves on.
+  Result<KeyValue> TakeTop() {
+    size_t top = heap_[0];
+    KeyValue kv = cursors_[top]->TakeCurrent();
+    TIDE_ASSIGN_OR_RETURN(bool ok, cursors_[top]->Advance());
+    if (!ok) {
+      heap_[0] = heap_.back();
+      heap_.pop_back();
+    }
+    if (!heap_.empty()) SiftDown(0);
+    return kv;
+  }
+  bool TopHasKeyOf(const Row& row) const {
+    return !heap_.empty() && keys_.Compare(cursors_[heap_[0]]->current().row, row) == 0;
+  }
+
+  Result<bool> NextDeduplicated(Row* row) {
+    while (!heap_.empty()) {
+      TIDE_ASSIGN_OR_RETURN(KeyValue winner, TakeTop());
+      bool have = !(ignore_delete_ && IsRetract(winner.kind));
+      while (TopHasKeyOf(winner.row)) {
+        TIDE_ASSIGN_OR_RETURN(KeyValue kv, TakeTop());
+        if (ignore_delete_ && IsRetract(kv.kind)) continue;
+        // The newest row wins (runs yield a key's rows oldest first; a tie goes to the later row, as
+        // the merge function's stable sort does).
+        if (!have || kv.sequence >= winner.sequence) {
+          winner = std::move(kv);
+          have = true;
+        }
+      }
+      if (have && !IsRetract(winner.kind)) {
+        *row = std::move(winner.row);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  Result<bool> NextMerged(Row* row) {
     while (!heap_.empty()) {
       // Gather every row of the smallest key.
       group_.clear();
-      size_t first = heap_.top();
-      Row key = KeyOf(cursors_[first]->current().row);
-      while (!heap_.empty() && CompareKey(cursors_[heap_.top()]->current().row, key) == 0) {
-        size_t i = heap_.top();
-        heap_.pop();
-        group_.push_back(cursors_[i]->TakeCurrent());
-        TIDE_ASSIGN_OR_RETURN(bool ok, cursors_[i]->Advance());
-        if (ok) heap_.push(i);
+      TIDE_ASSIGN_OR_RETURN(KeyValue first, TakeTop());
+      group_.push_back(std::move(first));
+      while (TopHasKeyOf(group_[0].row)) {
+        TIDE_ASSIGN_OR_RETURN(KeyValue kv, TakeTop());
+        group_.push_back(std::move(kv));
       }
       std::stable_sort(group_.begin(), group_.end(), [this](const KeyValue& a, const KeyValue& b) {
         int c = CompareSequenceFields(a.row, b.row);
@@ -244,37 +391,23 @@ class MergeSource final : public SplitRowSource {
     return false;
   }
 
- private:
-  struct HeapLess {
-    MergeSource* self;
-    // std::priority_queue is a max-heap: "less" means lower priority, so invert.
-    bool operator()(size_t a, size_t b) const {
-      const KeyValue& x = self->cursors_[a]->current();
-      const KeyValue& y = self->cursors_[b]->current();
-      int c = self->CompareKeys(x.row, y.row);
-      if (c != 0) return c > 0;
-      return x.sequence > y.sequence;
-    }
-  };
-
-  Row KeyOf(const Row& row) const {
-    Row key;
-    for (int i : key_indices_) key.push_back(row[static_cast<size_t>(i)]);
-    return key;
+  bool Less(size_t a, size_t b) const {
+    const KeyValue& x = cursors_[a]->current();
+    const KeyValue& y = cursors_[b]->current();
+    int c = keys_.Compare(x.row, y.row);
+    if (c != 0) return c < 0;
+    return x.sequence < y.sequence;
   }
-  int CompareKey(const Row& row, const Row& key) const {
-    for (size_t k = 0; k < key_indices_.size(); ++k) {
-      int c = CompareDatum(row[static_cast<size_t>(key_indices_[k])], key[k]);
-      if (c != 0) return c;
+  void SiftDown(size_t i) {
+    const size_t n = heap_.size();
+    while (true) {
+      size_t smallest = i, l = 2 * i + 1, r = l + 1;
+      if (l < n && Less(heap_[l], heap_[smallest])) smallest = l;
+      if (r < n && Less(heap_[r], heap_[smallest])) smallest = r;
+      if (smallest == i) return;
+      std::swap(heap_[i], heap_[smallest]);
+      i = smallest;
     }
-    return 0;
-  }
-  int CompareKeys(const Row& a, const Row& b) const {
-    for (int i : key_indices_) {
-      int c = CompareDatum(a[static_cast<size_t>(i)], b[static_cast<size_t>(i)]);
-      if (c != 0) return c;
-    }
-    return 0;
   }
   int CompareSequenceFields(const Row& a, const Row& b) const {
     for (int i : sequence_indices_) {
@@ -285,11 +418,13 @@ class MergeSource final : public SplitRowSource {
   }
 
   std::vector<std::unique_ptr<FileCursor>> cursors_;
-  std::vector<int> key_indices_;
+  KeyComparator keys_;
   std::vector<int> sequence_indices_;
   bool sequence_descending_;
   std::unique_ptr<MergeFunction> merge_;
-  std::priority_queue<size_t, std::vector<size_t>, HeapLess> heap_;
+  bool deduplicate_;
+  bool ignore_delete_;
+  std::vector<size_t> heap_;  // indices into cursors_, a min-heap by Less
   std::vector<KeyValue> group_;
 };
 
@@ -338,12 +473,95 @@ class SnapshotTableReader final : public TableReader {
         }
       }
     }
+    if (ctx_.key_equals) TIDE_RETURN_IF_ERROR(InitKeyFilter());
     for (int i : needed_idx) needed_.push_back(s.fields[static_cast<size_t>(i)]);
     for (size_t i = 0; i < ctx_.projection.size(); ++i) output_.push_back(s.fields[static_cast<size_t>(ctx_.projection[i])]);
     return Status::OK();
   }
 
   const std::vector<DataField>& fields() const override { return output_; }
+
+  Status InitKeyFilter() {
+    const TableSchema& s = ctx_.read_schema;
+    const Row& key = *ctx_.key_equals;
+    if (!primary_key_) {
+      return Status::InvalidArgument("table {} has no primary key; a primary-key lookup needs one", ctx_.table_name);
+    }
+    if (key.size() != s.primary_keys.size()) {
+      return Status::InvalidArgument("table {}: a primary-key lookup needs {} values (primary key {}), got {}",
+                                     ctx_.table_name, s.primary_keys.size(), Join(s.primary_keys, ", "), key.size());
+    }
+    for (size_t k = 0; k < key.size(); ++k) {
+      if (key[k].is_null()) {
+        return Status::InvalidArgument("table {}: primary-key lookup value of column '{}' is NULL; keys are never NULL",
+                                       ctx_.table_name, s.primary_keys[k]);
+      }
+    }
+    key_filter_.emplace();
+    key_filter_->values = key;
+    key_filter_->positions = key_positions_;
+    // The lookup's values of the trimmed key (file min/max keys) and of the partition columns.
+    for (const std::string& name : s.TrimmedPrimaryKeys()) {
+      size_t k = static_cast<size_t>(std::find(s.primary_keys.begin(), s.primary_keys.end(), name) - s.primary_keys.begin());
+      trimmed_key_values_.push_back(key[k]);
+      trimmed_key_fields_.push_back(s.fields[static_cast<size_t>(s.FieldIndex(name))]);
+    }
+    for (size_t p = 0; p < s.partition_keys.size(); ++p) {
+      auto it = std::find(s.primary_keys.begin(), s.primary_keys.end(), s.partition_keys[p]);
+      if (it != s.primary_keys.end()) partition_key_values_.emplace_back(p, key[static_cast<size_t>(it - s.primary_keys.begin())]);
+    }
+    // The bucket of the key, when the bucket key is part of the primary key.
+    std::vector<std::string> bucket_keys = s.BucketKeys();
+    bool bucket_from_key = !bucket_keys.empty();
+    for (const std::string& name : bucket_keys) {
+      auto it = std::find(s.primary_keys.begin(), s.primary_keys.end(), name);
+      int idx = s.FieldIndex(name);
+      if (it == s.primary_keys.end() || idx < 0) {
+        bucket_from_key = false;
+        break;
+      }
+      bucket_key_values_.push_back(key[static_cast<size_t>(it - s.primary_keys.begin())]);
+      bucket_key_types_.push_back(s.fields[static_cast<size_t>(idx)].type);
+    }
+    if (!bucket_from_key) bucket_key_values_.clear();
+    auto type = ParseBucketFunctionType(s.Option("bucket-function.type", "default"));
+    if (type.ok()) bucket_function_type_ = *type;
+    else bucket_key_values_.clear();
+    return Status::OK();
+  }
+
+  // Whether a key lookup can skip the split: another partition, or another bucket of the key's bucket
+  // function (a split written with a different bucket count is checked with its own count).
+  bool LookupSkipsSplit(const DataSplit& split) {
+    for (const auto& [p, value] : partition_key_values_) {
+      if (p < split.partition_values.size() && CompareDatum(split.partition_values[p], value) != 0) return true;
+    }
+    if (bucket_key_values_.empty() || split.total_buckets <= 0) return false;
+    auto function = BucketFunction::Create(bucket_function_type_, bucket_key_types_, split.total_buckets);
+    if (!function.ok()) return false;
+    auto bucket = function->Bucket(bucket_key_values_, &bucket_scratch_);
+    return bucket.ok() && *bucket != split.bucket;
+  }
+
+  // Whether a key lookup can skip the file: its [min_key, max_key] excludes the key. Files whose key
+  // columns have another type in their schema are never skipped.
+  Result<bool> LookupSkipsFile(const DataFileMeta& file) {
+    TIDE_ASSIGN_OR_RETURN(const TableSchema* file_schema, schemas_.Get(file.schema_id));
+    std::vector<DataType> types;
+    for (const DataField& field : trimmed_key_fields_) {
+      int idx = file_schema->FieldIndexById(field.id);
+      if (idx < 0) return false;
+      const DataType& type = file_schema->fields[static_cast<size_t>(idx)].type;
+      if (!type.EqualsIgnoreNullable(field.type)) return false;
+      types.push_back(type);
+    }
+    auto min_key = DeserializeBinaryRow(file.min_key, types);
+    auto max_key = DeserializeBinaryRow(file.max_key, types);
+    if (!min_key.ok() || !max_key.ok() || min_key->size() != types.size() || max_key->size() != types.size()) {
+      return false;  // a key range Tide cannot decode only costs the pruning
+    }
+    return CompareRows(trimmed_key_values_, *min_key) < 0 || CompareRows(trimmed_key_values_, *max_key) > 0;
+  }
 
   Result<bool> NextBatch(size_t max_rows, std::vector<Row>* out) override {
     size_t produced = 0;
@@ -373,9 +591,16 @@ class SnapshotTableReader final : public TableReader {
     // batchScanSkipLevel0): their rows appear once compaction moves them up.
     bool skip_level0 = primary_key_ && (dv || engine_ == MergeEngine::kFirstRow);
     std::vector<const DataFileMeta*> files;
-    for (const auto& f : split.files) {
-      if (skip_level0 && f.level == 0) continue;
-      files.push_back(&f);
+    bool lookup = key_filter_.has_value();
+    if (!(lookup && LookupSkipsSplit(split))) {
+      for (const auto& f : split.files) {
+        if (skip_level0 && f.level == 0) continue;
+        if (lookup) {
+          TIDE_ASSIGN_OR_RETURN(bool skip, LookupSkipsFile(f));
+          if (skip) continue;
+        }
+        files.push_back(&f);
+      }
     }
     if (!primary_key_) {
       // Append tables: files in sequence order.
@@ -383,19 +608,50 @@ class SnapshotTableReader final : public TableReader {
         return a->min_sequence_number < b->min_sequence_number;
       });
     }
+    if (lookup && primary_key_ && !dv && engine_ == MergeEngine::kDeduplicate && sequence_positions_.empty()) {
+      TIDE_ASSIGN_OR_RETURN(std::optional<Row> row, LookupNewest(split, std::move(files)));
+      return std::unique_ptr<SplitRowSource>(new SingleRowSource(std::move(row)));
+    }
     std::vector<std::unique_ptr<FileCursor>> cursors;
     for (const DataFileMeta* f : files) {
-      TIDE_ASSIGN_OR_RETURN(auto cursor, FileCursor::Open(ctx_, &schemas_, split, *f, needed_, primary_key_, ctx_.fs));
+      TIDE_ASSIGN_OR_RETURN(auto cursor, FileCursor::Open(ctx_, &schemas_, split, *f, needed_, primary_key_, ctx_.fs,
+                                                          key_filter_ ? &*key_filter_ : nullptr));
       cursors.push_back(std::move(cursor));
     }
     if (!primary_key_ || dv) {
       return std::unique_ptr<SplitRowSource>(new ConcatSource(std::move(cursors), primary_key_));
     }
     TIDE_ASSIGN_OR_RETURN(auto merge, CreateMergeFunction(options_, needed_, ctx_.read_schema.primary_keys, ctx_.table_name));
+    bool deduplicate = engine_ == MergeEngine::kDeduplicate && sequence_positions_.empty();
     auto source = std::make_unique<MergeSource>(std::move(cursors), key_positions_, sequence_positions_,
-                                                options_.sequence_field_descending(), std::move(merge));
+                                                options_.sequence_field_descending(), std::move(merge), deduplicate,
+                                                options_.ignore_delete());
     TIDE_RETURN_IF_ERROR(source->Init());
     return std::unique_ptr<SplitRowSource>(std::move(source));
+  }
+
+  // A lookup on a deduplicate table: the key's newest row wins, so the files are read newest first and
+  // the search stops once the row found is newer than anything the remaining files hold.
+  Result<std::optional<Row>> LookupNewest(const DataSplit& split, std::vector<const DataFileMeta*> files) {
+    std::stable_sort(files.begin(), files.end(), [](const DataFileMeta* a, const DataFileMeta* b) {
+      return a->max_sequence_number > b->max_sequence_number;
+    });
+    bool ignore_delete = options_.ignore_delete();
+    std::optional<KeyValue> newest;
+    for (const DataFileMeta* f : files) {
+      if (newest && f->max_sequence_number < newest->sequence) break;
+      TIDE_ASSIGN_OR_RETURN(auto cursor, FileCursor::Open(ctx_, &schemas_, split, *f, needed_, primary_key_, ctx_.fs,
+                                                          &*key_filter_));
+      while (true) {
+        TIDE_ASSIGN_OR_RETURN(bool ok, cursor->Advance());
+        if (!ok) break;
+        KeyValue kv = cursor->TakeCurrent();
+        if (ignore_delete && IsRetract(kv.kind)) continue;
+        if (!newest || kv.sequence >= newest->sequence) newest = std::move(kv);
+      }
+    }
+    if (!newest || IsRetract(newest->kind)) return std::optional<Row>();
+    return std::optional<Row>(std::move(newest->row));
   }
 
   TableReadContext ctx_;
@@ -410,6 +666,15 @@ class SnapshotTableReader final : public TableReader {
   std::vector<int> sequence_positions_;
   size_t next_split_ = 0;
   std::unique_ptr<SplitRowSource> source_;
+  // Primary-key lookups (ReadOptions::primary_key_equals).
+  std::optional<KeyFilter> key_filter_;
+  Row trimmed_key_values_;
+  std::vector<DataField> trimmed_key_fields_;
+  std::vector<std::pair<size_t, Datum>> partition_key_values_;  // (index in the partition, value)
+  Row bucket_key_values_;  // empty: the bucket is not known from the key
+  std::vector<DataType> bucket_key_types_;
+  BucketFunctionType bucket_function_type_ = BucketFunctionType::kDefault;
+  std::string bucket_scratch_;
 };
 
 }  // namespace

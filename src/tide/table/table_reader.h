@@ -10,6 +10,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@ struct TableReadContext {
   TableSchema read_schema;   // the schema rows are returned in (with read-time option overrides applied)
   std::vector<int> projection;  // indices into read_schema.fields; empty with all_columns = all
   bool all_columns = true;
+  // A primary-key point read (ReadOptions::primary_key_equals): values in primary-key order.
+  std::optional<Row> key_equals;
 };
 
 Result<std::unique_ptr<TableReader>> CreateSnapshotTableReader(TableReadContext context,
