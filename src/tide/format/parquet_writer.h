@@ -9,18 +9,23 @@
 //
 // What DuckDB 1.4 cannot reproduce of Java Paimon's physical schema (readers, Tide's and Java's, read the
 // values correctly regardless):
-//   * TIMESTAMP(7..9) / TIMESTAMP_LTZ(7..9) are INT64 TIMESTAMP(NANOS), not INT96 (DuckDB cannot write
-//     INT96); values must lie in 1677..2262. Java readers that take the unit of an INT64 timestamp from
-//     the file's annotation read them; older ones, which assume millis or micros from the precision, do not.
+//   * TIMESTAMP(7..9) / TIMESTAMP_LTZ(7..9) are INT64 TIMESTAMP(NANOS), both with isAdjustedToUTC=false,
+//     not INT96 (DuckDB cannot write INT96, and has no nanosecond TIMESTAMPTZ); values must lie in
+//     1677..2262. Java readers that take the unit of an INT64 timestamp from the file's annotation read
+//     them; older ones, which assume millis or micros from the precision, do not.
 //   * TIMESTAMP_LTZ(0..3) carries isAdjustedToUTC=false (DuckDB has no millisecond TIMESTAMPTZ).
 //   * TIME is INT32 milliseconds without the TIME(MILLIS) annotation.
 //   * DECIMAL with precision above 18 is FIXED_LEN_BYTE_ARRAY(16), not the minimal length.
-//   * Every column is OPTIONAL: DuckDB does not write REQUIRED for NOT NULL columns (map keys excepted).
+//   * Every column is OPTIONAL: DuckDB does not write REQUIRED for NOT NULL columns (map keys excepted),
+//     and its COPY ... TO (FORMAT parquet) has no option for it (a NOT NULL column of the copied table
+//     is still written OPTIONAL).
 //   * Top-level columns whose names differ only in case cannot be written (NotSupported): DuckDB
 //     renames one of them.
-//   * INT and BIGINT carry INT_32 / INT_64 converted types; the MAP's key_value group has no
-//     MAP_KEY_VALUE annotation; the root message is `duckdb_schema`, not `paimon_schema`; created_by names
-//     DuckDB. None of these change how a value reads.
+//   * INT and BIGINT carry INT_32 / INT_64 converted types; TINYINT, SMALLINT, DATE and strings carry
+//     only their converted types (INT_8, INT_16, DATE, UTF8), without the logical types Java adds; the
+//     MAP's key_value group has no MAP_KEY_VALUE annotation; the root message is `duckdb_schema`, not
+//     `paimon_schema` (or `schema`, Java 1.3); created_by names DuckDB. None of these change how a value
+//     reads.
 //
 // Thread-safety: a writer owns its connection and belongs to one thread at a time; writers of the same
 // database may run in parallel.

@@ -89,7 +89,8 @@ TEST_P(DataFileMetaCompatTest, RewrittenFilesHaveJavasMetadata) {
       for (Row& physical : rows) {
         Row values(physical.begin() + static_cast<std::ptrdiff_t>(offset), physical.end());
         int64_t seq = ctx.layout.primary_key ? physical[offset - 2].as_int() : sequence++;
-        ValueKind kind = ctx.layout.primary_key ? static_cast<ValueKind>(physical[offset - 1].as_int()) : ValueKind::kInsert;
+        ValueKind kind =
+            ctx.layout.primary_key ? static_cast<ValueKind>(physical[offset - 1].as_int()) : ValueKind::kInsert;
         ASSERT_TRUE(writer->Write(values, seq, kind).ok());
       }
       auto meta = writer->Finish();
