@@ -89,6 +89,69 @@ TEST(SnapshotCopyTest, CopiesLargeTableInParallelRangesAndPartitionsUnderRoot) {
   Sql("SELECT pg_drop_replication_slot('copy_slot')");
 }
 
+// Batches handed back with Recycle() are refilled in place: no value of an earlier row (or of another
+// table, with other columns) may survive into a later one. Two tables of different shapes, with NULLs
+// and strings of every length, copied by workers that reuse every batch.
+TEST(SnapshotCopyTest, RecycledBatchesCarryNothingOver) {
+  Sql("DROP TABLE IF EXISTS copy_wide, copy_narrow; "
+      "CREATE TABLE copy_wide(id bigint PRIMARY KEY, s text, f float8, ts timestamptz, n numeric(12,3), b bool); "
+      "INSERT INTO copy_wide SELECT g, CASE WHEN g % 5 = 0 THEN NULL ELSE repeat('w', g % 40) END, "
+      "CASE WHEN g % 3 = 0 THEN NULL ELSE g * 1.5 END, "
+      "CASE WHEN g % 7 = 0 THEN NULL ELSE timestamptz '2024-01-01 00:00:00+00' + g * interval '1 minute' END, "
+      "CASE WHEN g % 11 = 0 THEN NULL ELSE g / 8.0 END, CASE WHEN g % 2 = 0 THEN NULL ELSE g % 4 = 1 END "
+      "FROM generate_series(1, 5000) g; "
+      "CREATE TABLE copy_narrow(id int PRIMARY KEY, s varchar(50)); "
+      "INSERT INTO copy_narrow SELECT g, CASE WHEN g % 4 = 0 THEN NULL ELSE md5(g::text) || repeat('n', g % 9) END "
+      "FROM generate_series(1, 5000) g");
+  auto exported = CreateExportedSlot("copy_recycle_slot");
+  SnapshotCopyOptions options;
+  options.conninfo = Server().conninfo();
+  options.snapshot_name = exported.slot.snapshot_name;
+  options.snapshot_lsn = exported.slot.consistent_point;
+  options.workers = 2;
+  options.split_pages = 8;  // several ranges per table, so batches move between the tables
+  options.batch_rows = 97;
+  options.queue_batches = 2;
+  auto copy = SnapshotCopy::Start(options, {{"public", "copy_wide"}, {"public", "copy_narrow"}});
+  ASSERT_TRUE(copy.ok()) << copy.status().ToString();
+  exported.conn.reset();
+
+  std::map<std::string, std::map<int64_t, std::string>> got;  // table -> id -> row text
+  while (true) {
+    auto batch = (*copy)->Next();
+    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+    if (!*batch) break;
+    const SourceRelation& rel = *(*batch)->relation;
+    for (const Row& r : (*batch)->rows) {
+      ASSERT_EQ(r.size(), rel.fields.size()) << rel.table.ToString();
+      ASSERT_TRUE(got[rel.table.ToString()].emplace(r[0].as_int(), RowText(rel, r)).second) << "copied twice";
+    }
+    (*copy)->Recycle(std::move(**batch));
+  }
+  for (const std::string table : {"copy_wide", "copy_narrow"}) {
+    const bool wide = table == "copy_wide";
+    auto want = Server().Query(
+        wide ? "SELECT id, coalesce(s, 'NULL'), coalesce(f::text, 'NULL'), "
+               "coalesce(to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US'), 'NULL'), "
+               "coalesce(n::text, 'NULL'), coalesce(b::text, 'NULL') FROM copy_wide ORDER BY id"
+             : "SELECT id, coalesce(s, 'NULL') FROM copy_narrow ORDER BY id");
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    const auto& rows = got["public." + table];
+    ASSERT_EQ(rows.size(), want->size()) << table;
+    for (const auto& w : *want) {
+      std::string text = "id=" + *w[0] + ",s=" + *w[1];
+      if (wide) {
+        text += ",f=" + (*w[2] == "NULL" ? *w[2] : DatumToString(Datum(std::stod(*w[2])), DataType::Double()));
+        text += ",ts=" + *w[3] + ",n=" + *w[4] + ",b=" + *w[5];
+      }
+      auto it = rows.find(std::stoll(*w[0]));
+      ASSERT_NE(it, rows.end()) << table << " row " << *w[0];
+      EXPECT_EQ(it->second, text) << table;
+    }
+  }
+  Sql("SELECT pg_drop_replication_slot('copy_recycle_slot')");
+}
+
 TEST(SnapshotCopyTest, SnapshotThatIsNoLongerExportedGivesAClearError) {
   Sql("DROP TABLE IF EXISTS copy_gone; CREATE TABLE copy_gone(id int)");
   std::string snapshot;

@@ -65,6 +65,10 @@ class PgValueDecoder {
   Result<Datum> DecodeText(std::string_view text) const;
   // Decodes the type's binary send format (pgoutput 'b' values, COPY BINARY field bytes).
   Result<Datum> DecodeBinary(std::string_view bytes) const;
+  // DecodeBinary into an existing value (a reused row's slot: what it held is replaced), with the common
+  // fixed-size and text types decoded inline (no temporary Result). Same values and errors; on error
+  // *out is unspecified.
+  Status DecodeBinaryInto(std::string_view bytes, Datum* out) const;
   // Decodes a pgoutput tuple value: kNull → NULL Datum; kText/kBinary → as above. kUnchangedToast and
   // kAbsent have no value: InvalidArgument (the caller must handle them before asking for a value).
   Result<Datum> Decode(const PgTupleValue& value) const;

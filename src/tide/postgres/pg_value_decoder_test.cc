@@ -635,5 +635,39 @@ TEST_F(PgValueDecoderTest, FixedSizeBinaryTypesRejectEveryWrongLength) {
   }
 }
 
+// The in-place decoder used by the initial copy must agree with DecodeBinary on every value and every
+// error, whatever the reused slot held before (another type's value, a longer or shorter string).
+TEST_F(PgValueDecoderTest, DecodeBinaryIntoAgreesWithDecodeBinaryWhateverTheSlotHeld) {
+  const std::string long_text(40, 'x');
+  const std::vector<std::pair<PgOid, std::string>> cases = {
+      {pg_oid::kInt8, BE64(-42)}, {pg_oid::kInt8, BE32(1)}, {pg_oid::kInt4, BE32(-7)}, {pg_oid::kInt4, ""},
+      {pg_oid::kInt2, BE16(300)}, {pg_oid::kInt2, BE32(1)}, {pg_oid::kFloat8, BE64(0x400921FB54442D18LL)},
+      {pg_oid::kFloat8, BE16(1)}, {pg_oid::kFloat4, BE32(0x3F800000)}, {pg_oid::kBool, Bytes({1})},
+      {pg_oid::kBool, Bytes({0})}, {pg_oid::kBool, Bytes({1, 0})}, {pg_oid::kText, ""}, {pg_oid::kText, "ab"},
+      {pg_oid::kText, long_text}, {pg_oid::kText, long_text + long_text}, {pg_oid::kBytea, Bytes({0, 255, 7})},
+      {pg_oid::kJson, "{\"a\": 1}"}, {pg_oid::kJsonb, "\x01{}"}, {pg_oid::kJsonb, "\x02{}"},
+      {pg_oid::kTimestamptz, BE64(0)}, {pg_oid::kTimestamptz, BE64(-1234567)},
+      {pg_oid::kTimestamptz, BE64(std::numeric_limits<int64_t>::max())},
+      {pg_oid::kTimestamp, BE64(std::numeric_limits<int64_t>::min())}, {pg_oid::kTimestamp, BE32(0)},
+      {pg_oid::kDate, BE32(1)}, {pg_oid::kNumeric, NumericSend("-12.5")}, {pg_oid::kUuid, std::string(16, '\x11')},
+      {pg_oid::kInterval, std::string(16, '\0')}};
+  const std::vector<Datum> previous = {Datum(), Datum(int64_t{5}), Datum(std::string("ab")), Datum(long_text + "yz"),
+                                       Datum(2.5), Datum::Nested({Datum(int64_t{1})})};
+  for (const auto& [oid, bytes] : cases) {
+    auto dec = Dec(oid);
+    auto want = dec->DecodeBinary(bytes);
+    for (const Datum& before : previous) {
+      Datum slot = before;
+      Status st = dec->DecodeBinaryInto(bytes, &slot);
+      ASSERT_EQ(st.ok(), want.ok()) << "type OID " << oid << " bytes " << HexEncode(bytes) << ": " << st.ToString();
+      if (want.ok()) {
+        EXPECT_EQ(slot, *want) << "type OID " << oid << " bytes " << HexEncode(bytes);
+      } else {
+        EXPECT_EQ(st.ToString(), want.status().ToString());
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tide

@@ -157,7 +157,8 @@ Result<std::unique_ptr<SnapshotCopy>> SnapshotCopy::Start(SnapshotCopyOptions op
     for (const auto& leaf : plan.leaves) {
       std::string base = "COPY (SELECT " + plan.select_list + " FROM " + leaf.quoted;
       int64_t ranges = 1;
-      if (leaf.pages > options.split_pages) {
+      // One worker gains nothing from ranges: it would only run more statements.
+      if (workers > 1 && leaf.pages > options.split_pages) {
         ranges = std::max<int64_t>(int64_t{workers} * std::max(1, options.ranges_per_worker),
                                    leaf.pages / std::max<int64_t>(1, options.split_pages));
       }
@@ -188,6 +189,7 @@ Result<std::unique_ptr<SnapshotCopy>> SnapshotCopy::Start(SnapshotCopyOptions op
   }
   // Largest tasks are not known exactly; interleaving tables keeps workers busy enough.
   copy->workers_running_ = static_cast<size_t>(workers);
+  copy->recycle_limit_ = static_cast<size_t>(workers) + 1;
   copy->worker_conns_ = std::move(conns);
   for (int i = 0; i < workers; ++i) copy->threads_.emplace_back([c = copy.get(), i] { c->Worker(static_cast<size_t>(i)); });
   return copy;
@@ -223,13 +225,24 @@ void SnapshotCopy::Fail(Status status) {
   Cancel();
 }
 
-bool SnapshotCopy::Push(CopyBatch batch) {
+bool SnapshotCopy::Push(CopyBatch batch, std::vector<Row>* spare) {
   std::unique_lock<std::mutex> lock(mu_);
   not_full_.wait(lock, [&] { return cancelled_.load() || queue_.size() < options_.queue_batches; });
   if (cancelled_) return false;
   queue_.push_back(std::move(batch));
   not_empty_.notify_one();
+  if (!recycled_.empty()) {
+    *spare = std::move(recycled_.back());
+    recycled_.pop_back();
+  }
   return true;
+}
+
+void SnapshotCopy::Recycle(CopyBatch batch) {
+  batch.relation.reset();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (recycled_.size() < recycle_limit_ && !cancelled_) recycled_.push_back(std::move(batch.rows));
+  // Otherwise the rows are freed here, as without Recycle.
 }
 
 Result<std::optional<CopyBatch>> SnapshotCopy::Next() {
@@ -266,46 +279,62 @@ Status SnapshotCopy::RunTask(PgConnection* conn, const Task& task) {
   const SourceRelationPtr& relation = relations_[task.table_index];
   const PgRowDecoder& decoder = *relation->decoder;
   TIDE_RETURN_IF_ERROR(conn->StartCopy(task.sql, PGRES_COPY_OUT).WithContext("copying " + relation->table.ToString()));
-  BinaryCopyParser parser(decoder.size(), "COPY of " + relation->table.ToString());
-  CopyBatch batch;
-  batch.relation = relation;
-  batch.snapshot_lsn = options_.snapshot_lsn;
+  const size_t columns = decoder.size();
+  BinaryCopyParser parser(columns, "COPY of " + relation->table.ToString());
+  // The columns' decoders, looked up once per task (task.text_columns says which were selected as text).
+  std::vector<const PgValueDecoder*> column_decoders(columns);
+  for (size_t i = 0; i < columns; ++i) column_decoders[i] = &decoder.column(i);
+
+  // Rows [0, filled) hold the batch being filled; rows past it are storage from a recycled batch,
+  // overwritten in place (each Row keeps its capacity, each value slot is assigned).
+  std::vector<Row> rows;
+  size_t filled = 0;
   size_t batch_bytes = 0;
-  uint64_t rows = 0;
+  uint64_t copy_bytes = 0;
+  auto ship = [&](bool table_complete) -> bool {
+    rows.resize(filled);
+    rows_ += filled;
+    bytes_ += copy_bytes;
+    copy_bytes = 0;
+    CopyBatch full;
+    full.relation = relation;
+    full.snapshot_lsn = options_.snapshot_lsn;
+    full.table_complete = table_complete;
+    std::swap(full.rows, rows);
+    filled = 0;
+    batch_bytes = 0;
+    return Push(std::move(full), &rows);
+  };
   auto on_row = [&](const std::vector<std::optional<std::string_view>>& fields) -> Status {
-    Row row;
-    row.reserve(fields.size());
-    for (size_t i = 0; i < fields.size(); ++i) {
-      if (!fields[i]) {
-        row.emplace_back();
+    if (filled == rows.size()) rows.emplace_back();
+    Row& row = rows[filled];
+    row.resize(columns);
+    for (size_t i = 0; i < columns; ++i) {
+      const auto& field = fields[i];
+      if (!field) {
+        row[i] = Datum();
         continue;
       }
-      batch_bytes += fields[i]->size();
-      auto value = task.text_columns[i] ? decoder.column(i).DecodeText(*fields[i])
-                                        : decoder.column(i).DecodeBinary(*fields[i]);
-      if (!value.ok()) return value.status();
-      row.push_back(std::move(value).value());
+      batch_bytes += field->size();
+      if (task.text_columns[i]) {
+        TIDE_ASSIGN_OR_RETURN(row[i], column_decoders[i]->DecodeText(*field));
+      } else {
+        TIDE_RETURN_IF_ERROR(column_decoders[i]->DecodeBinaryInto(*field, &row[i]));
+      }
     }
-    batch.rows.push_back(std::move(row));
-    ++rows;
-    if (batch.rows.size() >= options_.batch_rows || batch_bytes >= options_.batch_bytes) {
-      rows_ += batch.rows.size();
-      CopyBatch full;
-      full.relation = relation;
-      full.snapshot_lsn = options_.snapshot_lsn;
-      std::swap(full, batch);
-      batch_bytes = 0;
-      if (!Push(std::move(full))) return Status::Aborted("snapshot copy cancelled");
-      batch.rows.reserve(options_.batch_rows);
+    ++filled;
+    if (filled >= options_.batch_rows || batch_bytes >= options_.batch_bytes) {
+      if (!ship(false)) return Status::Aborted("snapshot copy cancelled");
+      if (rows.capacity() < options_.batch_rows) rows.reserve(options_.batch_rows);
     }
     return Status::OK();
   };
-  batch.rows.reserve(options_.batch_rows);
+  rows.reserve(options_.batch_rows);
   while (true) {
     char* buf = nullptr;
     int n = PQgetCopyData(conn->raw(), &buf, /*async=*/0);
     if (n > 0) {
-      bytes_ += static_cast<uint64_t>(n);
+      copy_bytes += static_cast<uint64_t>(n);
       Status st = parser.Feed(std::string_view(buf, static_cast<size_t>(n)), on_row);
       PQfreemem(buf);
       if (!st.ok()) return st;
@@ -322,12 +351,17 @@ Status SnapshotCopy::RunTask(PgConnection* conn, const Task& task) {
   }
   while (PGresult* extra = PQgetResult(conn->raw())) PQclear(extra);
   TIDE_RETURN_IF_ERROR(parser.Finish());
-  rows_ += batch.rows.size();
-  batch.table_complete = --table_states_[task.table_index]->remaining_tasks == 0;
-  if (!batch.rows.empty() || batch.table_complete) {
-    if (!Push(std::move(batch))) return Status::Aborted("snapshot copy cancelled");
+  const bool table_complete = --table_states_[task.table_index]->remaining_tasks == 0;
+  if (filled > 0 || table_complete) {
+    if (!ship(table_complete)) return Status::Aborted("snapshot copy cancelled");
+  } else {
+    bytes_ += copy_bytes;
   }
-  (void)rows;
+  // A spare taken by the last ship goes back for the other workers.
+  if (rows.capacity() > 0) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (recycled_.size() < recycle_limit_) recycled_.push_back(std::move(rows));
+  }
   return Status::OK();
 }
 

@@ -6,15 +6,18 @@
 // before Start() returns, so that afterwards the exporting replication connection may start streaming
 // (which ends the export). Each table is copied with
 //   COPY (SELECT <columns> FROM <table> [WHERE ctid >= '(a,0)' AND ctid < '(b,0)']) TO STDOUT (FORMAT binary)
-// A table larger than `split_pages` is cut into block ranges (PostgreSQL 14+ scans them with a TID
-// range scan, reading only those blocks); a partitioned table is copied partition by partition, and its
-// rows are reported under the root. The binary COPY stream is parsed here (signature, flags, header
+// With more than one worker, a table larger than `split_pages` is cut into block ranges (PostgreSQL
+// 14+ scans them with a TID range scan, reading only those blocks); a partitioned table is copied
+// partition by partition, and its rows are reported under the root. The binary COPY stream is parsed here (signature, flags, header
 // extension, per-row field count, -1 = NULL, trailer) and each field decoded with the column's
 // PgValueDecoder; columns whose type has no binary decoder are selected as `col::text` and decoded from
 // text. Generated columns are left out, as pgoutput leaves them out.
 //
 // Memory is bounded: batches hold at most `batch_rows` rows or `batch_bytes` bytes, and at most
-// `queue_batches` wait for the consumer; workers block when the queue is full.
+// `queue_batches` wait for the consumer; workers block when the queue is full. A consumer that hands
+// batches back with Recycle() lets the workers refill their storage (row vectors, value buffers)
+// instead of allocating anew and freeing on the consumer's thread; at most workers + 1 batches wait
+// there.
 //
 // Thread-safety: Next() and Cancel() are called by one consumer thread (Cancel also from others); the
 // workers are internal threads.
@@ -43,7 +46,7 @@ struct SnapshotCopyOptions {
   std::string snapshot_name;  // from CreateReplicationSlot(kExport)
   Lsn snapshot_lsn = kInvalidLsn;  // the slot's consistent point: rows are as of this position
   int workers = 4;
-  int64_t split_pages = 4096;  // tables (or partitions) with more 8 kB pages are cut into ranges
+  int64_t split_pages = 4096;  // with workers > 1, tables (or partitions) with more 8 kB pages are cut into ranges
   int ranges_per_worker = 2;   // a split table gets workers * ranges_per_worker ranges (at least)
   size_t batch_rows = 4096;
   size_t batch_bytes = 4u << 20;
@@ -76,6 +79,9 @@ class SnapshotCopy {
   // The next batch; nullopt when every table is complete. The first worker error is returned (the
   // copy is then cancelled).
   Result<std::optional<CopyBatch>> Next();
+  // Gives back a batch whose rows the consumer no longer needs (they may have been moved out); a worker
+  // reuses its storage for a later batch. Optional: batches not given back are simply freed.
+  void Recycle(CopyBatch batch);
   void Cancel();
 
   // The tables' descriptions, in the order given.
@@ -94,7 +100,8 @@ class SnapshotCopy {
   SnapshotCopy() = default;
   void Worker(size_t worker_index);
   Status RunTask(PgConnection* conn, const Task& task);
-  bool Push(CopyBatch batch);  // false when cancelled
+  // Queues a batch; false when cancelled. Hands a recycled row vector (if any) to `*spare`.
+  bool Push(CopyBatch batch, std::vector<Row>* spare);
   void Fail(Status status);
 
   SnapshotCopyOptions options_;
@@ -109,6 +116,8 @@ class SnapshotCopy {
   std::condition_variable not_empty_;
   std::condition_variable not_full_;
   std::deque<CopyBatch> queue_;
+  std::vector<std::vector<Row>> recycled_;  // given back by the consumer, for the workers to refill
+  size_t recycle_limit_ = 0;                // at most this many wait in recycled_
   size_t workers_running_ = 0;
   Status error_;
   std::atomic<bool> cancelled_{false};
