@@ -7,6 +7,24 @@
 namespace tide {
 namespace {
 
+std::string QuoteLiteral(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
+
+// The first column whose binary values Tide cannot decode (its type falls back to STRING of the text
+// form), or -1.
+int FirstTextOnlyColumn(const PgRowDecoder& decoder) {
+  for (size_t i = 0; i < decoder.size(); ++i) {
+    if (!decoder.column(i).SupportsBinary()) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 bool SameDescription(const SourceRelation& a, const PgRelation& b) {
   std::string ns = b.namespace_name.empty() ? "pg_catalog" : b.namespace_name;
   return a.table.schema == ns && a.table.name == b.name && a.replica_identity == b.replica_identity &&
@@ -31,6 +49,7 @@ ChangeStream::~ChangeStream() = default;
 
 Result<std::unique_ptr<ChangeStream>> ChangeStream::Start(ChangeStreamOptions options) {
   std::unique_ptr<ChangeStream> stream(new ChangeStream(std::move(options)));
+  TIDE_RETURN_IF_ERROR(stream->ChooseValueFormat());
   TIDE_ASSIGN_OR_RETURN(stream->replication_, ReplicationStream::Start(stream->options_.replication));
   stream->decoder_ = PgOutputDecoder(PgOutputDecoderOptions{stream->replication_->proto_version(), false});
   return stream;
@@ -39,6 +58,7 @@ Result<std::unique_ptr<ChangeStream>> ChangeStream::Start(ChangeStreamOptions op
 Result<std::unique_ptr<ChangeStream>> ChangeStream::Adopt(std::unique_ptr<PgConnection> conn,
                                                           ChangeStreamOptions options) {
   std::unique_ptr<ChangeStream> stream(new ChangeStream(std::move(options)));
+  TIDE_RETURN_IF_ERROR(stream->ChooseValueFormat());
   TIDE_ASSIGN_OR_RETURN(stream->replication_,
                         ReplicationStream::Adopt(std::move(conn), stream->options_.replication));
   stream->decoder_ = PgOutputDecoder(PgOutputDecoderOptions{stream->replication_->proto_version(), false});
@@ -61,12 +81,56 @@ void ChangeStream::UpdateInFlight() {
   replication_->SetInFlight(in_flight);
 }
 
-Status ChangeStream::ResolveTypes(const PgRelation& relation) {
-  std::vector<PgOid> unknown = types_.UnresolvedTypeOids(relation);
-  if (unknown.empty()) return Status::OK();
+Status ChangeStream::ConnectCatalog() {
   if (!catalog_conn_ || !catalog_conn_->ok()) {
     TIDE_ASSIGN_OR_RETURN(catalog_conn_, PgConnection::Connect(options_.replication.conninfo, PgSessionKind::kSql));
   }
+  return Status::OK();
+}
+
+Status ChangeStream::ChooseValueFormat() {
+  if (!options_.replication.binary || options_.replication.publications.empty()) return Status::OK();
+  TIDE_RETURN_IF_ERROR(ConnectCatalog());
+  // Binary pgoutput exists from PostgreSQL 14 on; ReplicationStream does not ask for it before.
+  if (catalog_conn_->server_version() < 140000) return Status::OK();
+  std::string names;
+  for (const auto& p : options_.replication.publications) names += (names.empty() ? "" : ", ") + QuoteLiteral(p);
+  // Every column of every published table (generated ones included, conservatively: a column list or
+  // a generated column that is not sent only makes Tide choose text when binary would have worked).
+  TIDE_ASSIGN_OR_RETURN(
+      PgResult cols,
+      catalog_conn_->Query("SELECT DISTINCT p.schemaname, p.tablename, a.attname, a.atttypid, a.atttypmod "
+                           "FROM pg_publication_tables p JOIN pg_namespace n ON n.nspname = p.schemaname "
+                           "JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = p.tablename "
+                           "JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped "
+                           "WHERE p.pubname IN (" + names + ") ORDER BY 1, 2, 3"));
+  PgRelation all;  // the columns of all tables, to resolve their types in one query
+  for (int r = 0; r < cols.rows(); ++r) {
+    PgRelationColumn col;
+    col.name = fmt::format("{}.{}.{}", cols.Value(r, 0), cols.Value(r, 1), cols.Value(r, 2));
+    col.type_oid = static_cast<PgOid>(std::stoul(std::string(cols.Value(r, 3))));
+    col.type_modifier = std::stoi(std::string(cols.Value(r, 4)));
+    all.columns.push_back(std::move(col));
+  }
+  TIDE_RETURN_IF_ERROR(ResolveTypes(all));
+  for (const auto& col : all.columns) {
+    TIDE_ASSIGN_OR_RETURN(PgTypeMapping mapping, MapPgType(col.type_oid, col.type_modifier, types_, options_.type_mapping));
+    auto decoder = PgValueDecoder::Create(std::move(mapping), col.name);
+    if (!decoder->SupportsBinary()) {
+      TIDE_LOG_INFO("column {} has type {}, which Tide reads only in its text form: streaming in text mode "
+                    "(binary 'false')",
+                    col.name, decoder->mapping().pg_type_name);
+      options_.replication.binary = false;
+      return Status::OK();
+    }
+  }
+  return Status::OK();
+}
+
+Status ChangeStream::ResolveTypes(const PgRelation& relation) {
+  std::vector<PgOid> unknown = types_.UnresolvedTypeOids(relation);
+  if (unknown.empty()) return Status::OK();
+  TIDE_RETURN_IF_ERROR(ConnectCatalog());
   TIDE_ASSIGN_OR_RETURN(PgResult rows, catalog_conn_->Query(PgTypeCatalogQuery(unknown)));
   for (int r = 0; r < rows.rows(); ++r) {
     std::vector<std::string> fields;
@@ -89,13 +153,27 @@ uint32_t ChangeStream::VersionFor(PgOid oid, std::optional<PgXid> top_xid) const
 }
 
 Result<uint32_t> ChangeStream::OnRelation(const PgRelation& relation, std::optional<PgXid> top_xid,
-                                          uint32_t* previous) {
+                                          uint32_t* previous, bool* restarted) {
   *previous = VersionFor(relation.oid, top_xid);
   if (*previous != TxnItem::kNoRelationVersion && SameDescription(*versions_[*previous], relation)) {
     return *previous;  // a resend of what we know
   }
   TIDE_RETURN_IF_ERROR(ResolveTypes(relation));
   TIDE_ASSIGN_OR_RETURN(PgRowDecoder row_decoder, PgRowDecoder::Create(relation, types_, options_.type_mapping));
+  if (replication_->binary()) {
+    // A column Tide can read only as text (added to the publication, or to a table, after streaming
+    // began): its values would arrive in binary. Stream again in text mode from the acknowledged position;
+    // the server resends this description, and it is registered then.
+    int column = FirstTextOnlyColumn(row_decoder);
+    if (column >= 0) {
+      TIDE_RETURN_IF_ERROR(replication_->RestartInTextMode(
+          fmt::format("column {}.{}.{} has type {}, which Tide reads only in its text form",
+                      relation.namespace_name, relation.name, relation.columns[static_cast<size_t>(column)].name,
+                      row_decoder.column(static_cast<size_t>(column)).mapping().pg_type_name)));
+      *restarted = true;
+      return *previous;
+    }
+  }
   auto rel = std::make_shared<SourceRelation>();
   rel->oid = relation.oid;
   rel->table = PgTableName{relation.namespace_name.empty() ? "pg_catalog" : relation.namespace_name, relation.name};
@@ -157,8 +235,9 @@ Status ChangeStream::HandleMessage(PgOutputMessage message, bool* produced_lone_
           return Status::OK();
         } else if constexpr (std::is_same_v<T, PgRelation>) {
           uint32_t previous = TxnItem::kNoRelationVersion;
-          TIDE_ASSIGN_OR_RETURN(uint32_t version, OnRelation(m, top_xid, &previous));
-          if (version == previous) return Status::OK();
+          bool restarted = false;
+          TIDE_ASSIGN_OR_RETURN(uint32_t version, OnRelation(m, top_xid, &previous, &restarted));
+          if (restarted || version == previous) return Status::OK();
           TxnItem item;
           item.relation_versions = {previous, version};
           item.body = TxnItem::RelationMarker{};

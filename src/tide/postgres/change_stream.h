@@ -11,6 +11,14 @@
 // Unknown column types (enums, domains, extension types) are looked up in pg_type over a separate
 // regular SQL session, opened on first need.
 //
+// Value format: binary 'true' is asked for (when the options allow it and the server has it) only if
+// every column of every published table has a type whose binary format Tide decodes; types that fall
+// back to STRING (point, ranges, tsvector, extension types, ...) can be read only as text, so a
+// publication holding one streams in text mode. Should such a column appear later (a table added to
+// the publication, a column added), the stream restarts in text mode from the acknowledged position
+// when its Relation message arrives, before any of its values are decoded (a stream on a temporary
+// slot cannot restart: Next() then fails with NotSupported saying so).
+//
 // Thread-safety: one thread calls everything except RequestStop() (any thread).
 #pragma once
 
@@ -75,7 +83,14 @@ class ChangeStream {
  private:
   explicit ChangeStream(ChangeStreamOptions options);
   Status HandleMessage(PgOutputMessage message, bool* produced_lone_event);
-  Result<uint32_t> OnRelation(const PgRelation& relation, std::optional<PgXid> top_xid, uint32_t* previous);
+  // Registers a relation description; sets *restarted instead when it made the stream restart in text
+  // mode (the description comes again).
+  Result<uint32_t> OnRelation(const PgRelation& relation, std::optional<PgXid> top_xid, uint32_t* previous,
+                              bool* restarted);
+  // Before streaming: asks for text values (binary 'false') when a published table has a column whose
+  // binary format Tide cannot decode.
+  Status ChooseValueFormat();
+  Status ConnectCatalog();
   Status ResolveTypes(const PgRelation& relation);
   uint32_t VersionFor(PgOid oid, std::optional<PgXid> top_xid) const;
   Result<ChangeEvent> Convert(TxnItem item);

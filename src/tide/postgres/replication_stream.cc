@@ -325,31 +325,54 @@ Result<std::optional<ReplicationEvent>> ReplicationStream::Next(std::chrono::mil
   }
 }
 
+void ReplicationStream::EndCopy() {
+  if (PQputCopyEnd(conn_->raw(), nullptr) != 1) return;
+  PQflush(conn_->raw());
+  // Drain: the server answers CopyDone, then the command completes. Bounded by a short wait.
+  auto until = Clock::now() + std::chrono::seconds(2);
+  while (Clock::now() < until) {
+    char* buf = nullptr;
+    int n = PQgetCopyData(conn_->raw(), &buf, 1);
+    if (buf) PQfreemem(buf);
+    if (n < 0) break;
+    if (n == 0) {
+      pollfd pfd{PQsocket(conn_->raw()), POLLIN, 0};
+      ::poll(&pfd, 1, 100);
+      if (PQconsumeInput(conn_->raw()) == 0) break;
+    }
+  }
+  while (PGresult* r = PQgetResult(conn_->raw())) PQclear(r);
+}
+
 Status ReplicationStream::Close() {
   FreeBuffer();
   if (!conn_) return Status::OK();
   Status st = SendStatus(false);
-  if (st.ok()) {
-    if (PQputCopyEnd(conn_->raw(), nullptr) == 1) {
-      PQflush(conn_->raw());
-      // Drain: the server answers CopyDone, then the command completes. Bounded by a short wait.
-      auto until = Clock::now() + std::chrono::seconds(2);
-      while (Clock::now() < until) {
-        char* buf = nullptr;
-        int n = PQgetCopyData(conn_->raw(), &buf, 1);
-        if (buf) PQfreemem(buf);
-        if (n < 0) break;
-        if (n == 0) {
-          pollfd pfd{PQsocket(conn_->raw()), POLLIN, 0};
-          ::poll(&pfd, 1, 100);
-          if (PQconsumeInput(conn_->raw()) == 0) break;
-        }
-      }
-      while (PGresult* r = PQgetResult(conn_->raw())) PQclear(r);
-    }
-  }
+  if (st.ok()) EndCopy();
   conn_.reset();
   return st;
+}
+
+Status ReplicationStream::RestartInTextMode(std::string_view why) {
+  if (!binary_) return Status::OK();
+  if (adopted_) {
+    // PostgreSQL ends a second START_REPLICATION ... LOGICAL on the same walsender at once, and a
+    // temporary slot ends with its connection: there is no way to go on in text mode.
+    return Status::NotSupported("replication slot {}: {}, and its binary values cannot be decoded; a stream on a "
+                                "temporary slot cannot switch to text mode: stream in text mode from the start "
+                                "(binary 'false', `tide pg tail --text`) or use a permanent slot",
+                                options_.slot, why);
+  }
+  FreeBuffer();
+  binary_ = false;
+  options_.binary = false;
+  TIDE_LOG_INFO("replication slot {}: {}; streaming again in text mode (binary 'false') from {}", options_.slot, why,
+                FormatLsn(FlushToReport()));
+  if (conn_) {
+    if (SendStatus(false).ok()) EndCopy();
+    conn_.reset();  // Next() reconnects (in text mode) and reports kReconnected
+  }
+  return Status::OK();
 }
 
 }  // namespace tide

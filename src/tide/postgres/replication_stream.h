@@ -100,6 +100,11 @@ class ReplicationStream {
   void RequestStop() { stop_requested_.store(true); }
   // Sends a last status update and ends the COPY; the connection is closed.
   Status Close();
+  // Stops streaming binary values: ends the current COPY and closes the connection, so that Next()
+  // reconnects with binary 'false' from the acknowledged position and reports kReconnected, as after a
+  // lost connection. `why` says which column needs text (logged). No-op when not in binary mode.
+  // NotSupported on an adopted connection (a temporary slot), which cannot reconnect.
+  Status RestartInTextMode(std::string_view why);
 
   int proto_version() const { return proto_version_; }
   bool binary() const { return binary_; }
@@ -121,6 +126,8 @@ class ReplicationStream {
   Status Reconnect();
   Status MaybeSendStatus();
   void FreeBuffer();
+  // Sends CopyDone and reads until the server ends the COPY (bounded wait).
+  void EndCopy();
 
   ReplicationStreamOptions options_;
   std::unique_ptr<PgConnection> conn_;
