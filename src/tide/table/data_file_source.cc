@@ -28,6 +28,12 @@ class ParquetRowReader final : public DataFileRowReader {
   Result<bool> NextBatch(size_t max_rows, std::vector<Row>* rows, std::vector<int64_t>* positions) override {
     TIDE_ASSIGN_OR_RETURN(bool more, reader_->Next(&batch_));
     if (!more) return false;
+    if (rows->empty() && positions->empty()) {
+      // Hand the batch over whole; the caller's emptied vectors come back for the next one.
+      rows->swap(batch_.rows);
+      positions->swap(batch_.positions);
+      return true;
+    }
     for (size_t i = 0; i < batch_.size(); ++i) {
       rows->push_back(std::move(batch_.rows[i]));
       positions->push_back(batch_.positions[i]);
