@@ -90,6 +90,17 @@ Status ChangeStream::ConnectCatalog() {
 
 Status ChangeStream::ChooseValueFormat() {
   if (!options_.replication.binary || options_.replication.publications.empty()) return Status::OK();
+  Status st = CheckPublishedTypes();
+  if (!st.ok()) {
+    // Not fatal: the check on each Relation message still restarts the stream in text mode if needed.
+    TIDE_LOG_WARN("cannot check the published tables' column types before streaming ({}); asking for binary "
+                  "values, and switching to text if a column needs it",
+                  st.ToString());
+  }
+  return Status::OK();
+}
+
+Status ChangeStream::CheckPublishedTypes() {
   TIDE_RETURN_IF_ERROR(ConnectCatalog());
   // Binary pgoutput exists from PostgreSQL 14 on; ReplicationStream does not ask for it before.
   if (catalog_conn_->server_version() < 140000) return Status::OK();

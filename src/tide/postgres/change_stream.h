@@ -90,6 +90,7 @@ class ChangeStream {
   // Before streaming: asks for text values (binary 'false') when a published table has a column whose
   // binary format Tide cannot decode.
   Status ChooseValueFormat();
+  Status CheckPublishedTypes();  // ChooseValueFormat's catalog query; sets options_.replication.binary
   Status ConnectCatalog();
   Status ResolveTypes(const PgRelation& relation);
   uint32_t VersionFor(PgOid oid, std::optional<PgXid> top_xid) const;
