@@ -19,8 +19,8 @@
 // instead of allocating anew and freeing on the consumer's thread; at most workers + 1 batches wait
 // there.
 //
-// Thread-safety: Next() and Cancel() are called by one consumer thread (Cancel also from others); the
-// workers are internal threads.
+// Thread-safety: Next(), Recycle() and Cancel() are called by one consumer thread (Cancel also from
+// others, Recycle from any thread); the workers are internal threads.
 #pragma once
 
 #include <atomic>
