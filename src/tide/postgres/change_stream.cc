@@ -49,7 +49,7 @@ ChangeStream::~ChangeStream() = default;
 
 Result<std::unique_ptr<ChangeStream>> ChangeStream::Start(ChangeStreamOptions options) {
   std::unique_ptr<ChangeStream> stream(new ChangeStream(std::move(options)));
-  TIDE_RETURN_IF_ERROR(stream->ChooseValueFormat());
+  stream->ChooseValueFormat();
   TIDE_ASSIGN_OR_RETURN(stream->replication_, ReplicationStream::Start(stream->options_.replication));
   stream->decoder_ = PgOutputDecoder(PgOutputDecoderOptions{stream->replication_->proto_version(), false});
   return stream;
@@ -58,7 +58,7 @@ Result<std::unique_ptr<ChangeStream>> ChangeStream::Start(ChangeStreamOptions op
 Result<std::unique_ptr<ChangeStream>> ChangeStream::Adopt(std::unique_ptr<PgConnection> conn,
                                                           ChangeStreamOptions options) {
   std::unique_ptr<ChangeStream> stream(new ChangeStream(std::move(options)));
-  TIDE_RETURN_IF_ERROR(stream->ChooseValueFormat());
+  stream->ChooseValueFormat();
   TIDE_ASSIGN_OR_RETURN(stream->replication_,
                         ReplicationStream::Adopt(std::move(conn), stream->options_.replication));
   stream->decoder_ = PgOutputDecoder(PgOutputDecoderOptions{stream->replication_->proto_version(), false});
@@ -88,8 +88,8 @@ Status ChangeStream::ConnectCatalog() {
   return Status::OK();
 }
 
-Status ChangeStream::ChooseValueFormat() {
-  if (!options_.replication.binary || options_.replication.publications.empty()) return Status::OK();
+void ChangeStream::ChooseValueFormat() {
+  if (!options_.replication.binary || options_.replication.publications.empty()) return;
   Status st = CheckPublishedTypes();
   if (!st.ok()) {
     // Not fatal: the check on each Relation message still restarts the stream in text mode if needed.
@@ -97,7 +97,6 @@ Status ChangeStream::ChooseValueFormat() {
                   "values, and switching to text if a column needs it",
                   st.ToString());
   }
-  return Status::OK();
 }
 
 Status ChangeStream::CheckPublishedTypes() {

@@ -89,7 +89,7 @@ class ChangeStream {
                               bool* restarted);
   // Before streaming: asks for text values (binary 'false') when a published table has a column whose
   // binary format Tide cannot decode.
-  Status ChooseValueFormat();
+  void ChooseValueFormat();
   Status CheckPublishedTypes();  // ChooseValueFormat's catalog query; sets options_.replication.binary
   Status ConnectCatalog();
   Status ResolveTypes(const PgRelation& relation);
