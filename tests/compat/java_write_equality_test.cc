@@ -1,8 +1,9 @@
-// Tide's writer against Java's, end to end: four tables that Java Paimon wrote (tests/fixtures/
+// Tide's writer against Java's, end to end: five tables that Java Paimon wrote (tests/fixtures/
 // paimon-java/parquet) are created again through Tide's catalog from the fixture's schema-0, their writes
 // are replayed snapshot by snapshot through TableWrite and FileStoreCommit, and what Tide stores is
 // compared with what Java stored, field by field:
-//   * schema-0: the whole JSON text, except `timeMillis`;
+//   * schema-0, and every later schema made by an ALTER TABLE between commits: the whole JSON text,
+//     except `timeMillis`;
 //   * every snapshot: every JSON field, in Java's order, except the UUID-bearing manifest-list names
 //     (only whether each is present), their sizes, `timeMillis` and `commitUser`;
 //   * every manifest list (base, delta, changelog): per manifest, the added/deleted counts, the partition
@@ -30,6 +31,9 @@
 //   append_complex_data      append table partitioned by f1, bucket-key f2, two buckets, DATE,
 //                            TIMESTAMP(9), DECIMAL(23, 5) and BYTES columns; Java 1.2; its last commit is
 //                            followed by a full compaction.
+//   append_table_with_alter_table  append table partitioned by (key0, key1), bucket-unaware, Java 1.2;
+//                            between its commits one ALTER TABLE drops, renames, moves and adds columns,
+//                            and the second commit (a new writer) writes under schema-1.
 //   pk_09                    partitioned primary key, bucket-key f2, two buckets, deletion vectors,
 //                            `commit.force-compact`; written by Java 0.9. It has no README: its writes are
 //                            the records of the level-0 files of its APPEND snapshots, replayed in sequence
@@ -101,6 +105,9 @@ struct EqualityCase {
   // The rows written before each APPEND snapshot, by Java snapshot id; empty: take them from the
   // level-0 files that snapshot added.
   std::map<int64_t, std::vector<FixtureWrite>> writes;
+  // ALTER TABLE changes made (as one schema commit) before a snapshot's writes, by Java snapshot id; a new
+  // writer of the new schema writes from then on.
+  std::map<int64_t, std::vector<SchemaChange>> alter_before;
 };
 
 std::string JavaTablePath(const std::string& table) {
@@ -526,9 +533,12 @@ TEST_P(JavaWriteEqualityTest, TideWritesWhatJavaWrote) {
   EXPECT_EQ(std::regex_replace(ReadText(tide_path + "/schema/schema-0"), time_millis, "\"timeMillis\" : T"),
             std::regex_replace(ReadText(java_path + "/schema/schema-0"), time_millis, "\"timeMillis\" : T"));
 
-  TableSchema write_schema = *created;
-  for (const auto& [key, value] : c.write_options) write_schema.SetOption(key, value);
-  for (const std::string& key : c.write_options_removed) write_schema.RemoveOption(key);
+  // The writer's copy of a schema: with Java's write-time options.
+  auto write_schema_of = [&](TableSchema schema) {
+    for (const auto& [key, value] : c.write_options) schema.SetOption(key, value);
+    for (const std::string& key : c.write_options_removed) schema.RemoveOption(key);
+    return schema;
+  };
 
   std::vector<DataType> key_types;
   for (const std::string& key : java_schema->TrimmedPrimaryKeys()) {
@@ -545,12 +555,16 @@ TEST_P(JavaWriteEqualityTest, TideWritesWhatJavaWrote) {
   // One writer for all commits, as Java's writer of these tables was: its sequence numbers continue
   // across commits (a new writer would restart after the largest one still live, which compaction may
   // have removed).
-  auto created_writer = TableWrite::Create(fs, tide_path, write_schema, "tide-equality-test");
+  auto created_writer = TableWrite::Create(fs, tide_path, write_schema_of(*created), "tide-equality-test");
   ASSERT_TRUE(created_writer.ok()) << created_writer.status().ToString();
-  TableWrite* writer = created_writer->get();
+  std::unique_ptr<TableWrite> writer = std::move(created_writer).value();
 
   NameMap names;                            // Java data file name -> Tide's
-  std::vector<std::pair<std::string, std::string>> data_files;  // (java path, tide path) of new files
+  struct WrittenFile {
+    std::string java_path, tide_path;
+    int64_t schema_id;
+  };
+  std::vector<WrittenFile> data_files;  // the new files of every APPEND snapshot
   int64_t tide_checked = 0;
   for (size_t n = 0; n < java_ids->size(); ++n) {
     const int64_t sid = (*java_ids)[n];
@@ -560,6 +574,18 @@ TEST_P(JavaWriteEqualityTest, TideWritesWhatJavaWrote) {
     ASSERT_EQ(java->commit_kind, CommitKind::kAppend) << "a COMPACT snapshot must follow an APPEND of its commit";
     const std::vector<ManifestEntry> java_delta =
         Entries(java_path, ManifestList(java_path, java->delta_manifest_list));
+
+    // Schema changes before the writes: the new schema file must be Java's.
+    if (auto it = c.alter_before.find(sid); it != c.alter_before.end()) {
+      auto altered = (*catalog)->AlterTable(id, it->second);
+      ASSERT_TRUE(altered.ok()) << altered.status().ToString();
+      const std::string name = "/schema/schema-" + std::to_string(altered->id);
+      EXPECT_EQ(std::regex_replace(ReadText(tide_path + name), time_millis, "\"timeMillis\" : T"),
+                std::regex_replace(ReadText(java_path + name), time_millis, "\"timeMillis\" : T"));
+      auto next_writer = TableWrite::Create(fs, tide_path, write_schema_of(*altered), "tide-equality-test");
+      ASSERT_TRUE(next_writer.ok()) << next_writer.status().ToString();
+      writer = std::move(next_writer).value();
+    }
 
     // The writes of this snapshot, through TableWrite.
     std::vector<FixtureWrite> writes;
@@ -587,8 +613,8 @@ TEST_P(JavaWriteEqualityTest, TideWritesWhatJavaWrote) {
       size_t& i = taken[{e.partition, e.bucket}];
       ASSERT_LT(i, list.size()) << "Java wrote more files in bucket " << e.bucket << " than Tide";
       names[e.file.file_name] = list[i]->file_name;
-      data_files.emplace_back(FindDataFile(java_path, e.file.file_name),
-                              FindDataFile(tide_path, list[i]->file_name));
+      data_files.push_back({FindDataFile(java_path, e.file.file_name),
+                            FindDataFile(tide_path, list[i]->file_name), e.file.schema_id});
       ++i;
     }
 
@@ -735,18 +761,22 @@ TEST_P(JavaWriteEqualityTest, TideWritesWhatJavaWrote) {
   // The data files: the same rows (so the same partition, bucket, sequence numbers and row kinds) and
   // the same physical schema.
   ASSERT_FALSE(data_files.empty());
-  for (const auto& [java_file, tide_file] : data_files) {
+  for (const WrittenFile& file : data_files) {
+    const std::string& java_file = file.java_path;
+    const std::string& tide_file = file.tide_path;
     SCOPED_TRACE(tide_file);
-    const std::vector<Row> java_rows = ReadDataFile(java_file, *java_schema, c.table);
-    const std::vector<Row> tide_rows = ReadDataFile(tide_file, *java_schema, c.table);
+    auto file_schema = java_schemas.Get(file.schema_id);
+    ASSERT_TRUE(file_schema.ok()) << file_schema.status().ToString();
+    const std::vector<Row> java_rows = ReadDataFile(java_file, *file_schema, c.table);
+    const std::vector<Row> tide_rows = ReadDataFile(tide_file, *file_schema, c.table);
     std::vector<DataType> types;
-    for (const ParquetColumnSpec& col : PhysicalColumns(*java_schema, c.table)) types.push_back(col.type);
+    for (const ParquetColumnSpec& col : PhysicalColumns(*file_schema, c.table)) types.push_back(col.type);
     ASSERT_EQ(tide_rows.size(), java_rows.size());
     for (size_t i = 0; i < java_rows.size(); ++i) {
       EXPECT_TRUE(tide_rows[i] == java_rows[i])
           << "row " << i << "\njava: " << RowText(java_rows[i], types) << "\ntide: " << RowText(tide_rows[i], types);
     }
-    ExpectParquetSchemaEqual(java_file, tide_file, *java_schema, (c.layout == JavaLayout::k09));
+    ExpectParquetSchemaEqual(java_file, tide_file, *file_schema, (c.layout == JavaLayout::k09));
   }
 }
 
@@ -811,6 +841,36 @@ std::vector<EqualityCase> Cases() {
                           dec("1728551410100.10010"), Datum()}},
   };
   cases.push_back(complex);
+
+  // Partitioned (key0, key1), bucket-unaware; between its two commits one ALTER TABLE drops, renames,
+  // moves and adds columns (schema-1), and the second commit writes under schema-1.
+  EqualityCase altered;
+  altered.table = "append_table_with_alter_table";
+  altered.layout = JavaLayout::k12;
+  auto row7 = [](int32_t a, int32_t b, int32_t c2, int32_t d, int32_t e, int32_t f, int32_t g) {
+    return Row{a, b, c2, d, e, f, g};
+  };
+  altered.writes[1] = {
+      {RowKind::kInsert, row7(0, 1, 12, 13, 14, 15, 16)}, {RowKind::kInsert, row7(0, 1, 22, 23, 24, 25, 26)},
+      {RowKind::kInsert, row7(0, 1, 32, 33, 34, 35, 36)}, {RowKind::kInsert, row7(1, 1, 42, 43, 44, 45, 46)},
+      {RowKind::kInsert, row7(1, 1, 52, 53, 54, 55, 56)},
+  };
+  altered.alter_before[2] = {
+      SchemaChange::DropColumn("a"),
+      SchemaChange::DropColumn("c"),
+      SchemaChange::RenameColumn("b", "c"),
+      SchemaChange::RenameColumn("d", "a"),
+      SchemaChange::UpdateColumnPosition("k", ColumnPosition::After("key1")),
+      SchemaChange::AddColumn("d", DataType::Int(), ColumnPosition::After("c"), std::string()),
+      SchemaChange::AddColumn("e", DataType::Int()),
+  };
+  // Schema-1 order: key0, key1, k, c, d, a, e.
+  altered.writes[2] = {
+      {RowKind::kInsert, row7(0, 1, 66, 63, 517, 65, 618)}, {RowKind::kInsert, row7(0, 1, 76, 73, 527, 75, 628)},
+      {RowKind::kInsert, row7(0, 1, 86, 83, 537, 85, 638)}, {RowKind::kInsert, row7(1, 1, 96, 93, 547, 95, 648)},
+      {RowKind::kInsert, row7(1, 1, 106, 103, 557, 105, 658)},
+  };
+  cases.push_back(altered);
 
   EqualityCase pk09;
   pk09.table = "pk_09";

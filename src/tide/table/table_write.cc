@@ -357,7 +357,12 @@ Result<TableWrite::BucketWriter*> TableWrite::CreateBucketWriter(std::string key
   FileStoreScan scan(fs_, table_path_, table_name_, schema_);
   TIDE_ASSIGN_OR_RETURN(std::string partition_path, scan.PartitionPath(values));
   std::string bucket_dir = JoinPath(partition_path, "bucket-" + std::to_string(bucket));
-  TIDE_ASSIGN_OR_RETURN(int64_t next_sequence, RestoreNextSequence(key));
+  // Bucket-unaware append writers start empty, at 0, as Java's AppendFileStoreWrite always ignores the
+  // previous files (their sequence numbers order nothing: no compaction within the writer, no merge).
+  int64_t next_sequence = 0;
+  if (num_buckets_ != -1) {
+    TIDE_ASSIGN_OR_RETURN(next_sequence, RestoreNextSequence(key));
+  }
   auto writer = std::make_unique<BucketWriter>(key, std::move(partition), std::move(values), bucket,
                                                DataFilePathFactory(std::move(bucket_dir), options_), &buffer_spec_,
                                                memory_.get(), next_sequence);

@@ -12,8 +12,9 @@
 //              postpone buckets (-2) are refused (NotSupported).
 // Sequence numbers: per (partition, bucket), strictly increasing in write order, starting after the
 // largest `_MAX_SEQUENCE_NUMBER` of the bucket's live files in the latest snapshot when the writer first
-// meets the bucket (0 for a new bucket), as KeyValueFileStoreWrite restores them. Primary-key files
-// store them; append files only record their range in the metadata.
+// meets the bucket (0 for a new bucket), as KeyValueFileStoreWrite restores them; bucket-unaware append
+// tables start every writer at 0, as Java's AppendFileStoreWrite ignores the previous files. Primary-key
+// files store them; append files only record their range in the metadata.
 // Buffering: one WriteBuffer per (partition, bucket) under one shared byte budget (`write-buffer-size`,
 // Tide default 64 MiB): past it the largest buffers flush to files at once. Primary-key buffers sort by
 // key and fold each key with the merge engine at flush; files roll at `target-file-size`.

@@ -159,6 +159,26 @@ TEST_F(TableWriteTest, BucketUnawareAppendTable) {
             testing::SortedRows({{I(1), Datum("a")}, {I(1), Datum("a")}, {Datum(), Datum("b")}}));
 }
 
+TEST_F(TableWriteTest, BucketUnawareWritersStartAtSequenceZero) {
+  // Java's AppendFileStoreWrite ignores previous files in bucket-unaware mode: every new writer numbers
+  // its records from 0, while one writer keeps counting across its own commits.
+  TableSchema schema = WriterTestSchema({Field(0, "v", DataType::Int())}, {}, {}, {});
+  std::string path = MakeTable(schema);
+  for (int session = 1; session <= 2; ++session) {
+    auto w = TableWrite::Create(FileSystem::Local(), path, schema, "session-" + std::to_string(session)).value();
+    for (int64_t commit = 1; commit <= 2; ++commit) {
+      for (int i = 0; i < 3; ++i) ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(i)}).ok());
+      auto messages = w->PrepareCommit().value();
+      ASSERT_EQ(messages.size(), 1u);
+      ASSERT_EQ(messages[0].new_files.size(), 1u);
+      EXPECT_EQ(messages[0].new_files[0].min_sequence_number, (commit - 1) * 3);
+      EXPECT_EQ(messages[0].new_files[0].max_sequence_number, (commit - 1) * 3 + 2);
+      ASSERT_TRUE(testing::CommitMessages(path, messages, "session-" + std::to_string(session), commit).ok());
+    }
+  }
+  EXPECT_EQ(testing::ReadTable(path).value().size(), 12u);
+}
+
 TEST_F(TableWriteTest, RefusesWhatItCannotWrite) {
   auto refuse = [&](TableSchema schema) {
     auto w = TableWrite::Create(FileSystem::Local(), dir_.path() + "/x", schema, "u", {});
