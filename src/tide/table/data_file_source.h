@@ -19,7 +19,9 @@ namespace tide {
 class DataFileRowReader {
  public:
   virtual ~DataFileRowReader() = default;
-  // Appends up to `max_rows` rows (columns in request order) and their positions; false at the end.
+  // Appends the next batch of rows (columns in request order) and their positions; false at the end.
+  // Batches are as the file reader cuts them (`max_rows` is a hint); when both vectors are empty on
+  // entry they may be swapped with the reader's own, so pass them cleared to reuse their capacity.
   virtual Result<bool> NextBatch(size_t max_rows, std::vector<Row>* rows, std::vector<int64_t>* positions) = 0;
 };
 

@@ -2,7 +2,11 @@
 //
 // Per split (one partition and bucket): append tables stream their files in order; primary-key tables
 // with deletion vectors stream their files above level 0; other primary-key tables merge all files by
-// a k-way merge on (key, sequence.field, _SEQUENCE_NUMBER) and fold each key with the merge engine.
+// a k-way merge on (key, sequence.field, _SEQUENCE_NUMBER) and fold each key with the merge engine
+// (the deduplicate engine without sequence.field takes each key's newest row without copying it).
+// Primary-key lookups (key_equals) skip splits of other partitions and buckets and files whose
+// [min_key, max_key] excludes the key, push the key down to the Parquet scan and filter rows by it; on
+// deduplicate tables they read files newest first and stop once no remaining file can hold a newer row.
 // Every file is read in the schema it was written with and mapped by field id onto the read schema
 // (renamed, dropped, added, reordered and re-typed columns). Deletion vectors drop the rows they mark.
 // Thread-safety: one thread at a time.
