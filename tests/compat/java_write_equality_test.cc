@@ -1,4 +1,4 @@
-// Tide's writer against Java's, end to end: five tables that Java Paimon wrote (tests/fixtures/
+// Tide's writer against Java's, end to end: six tables that Java Paimon wrote (tests/fixtures/
 // paimon-java/parquet) are created again through Tide's catalog from the fixture's schema-0, their writes
 // are replayed snapshot by snapshot through TableWrite and FileStoreCommit, and what Tide stores is
 // compared with what Java stored, field by field:
@@ -34,12 +34,19 @@
 //   append_table_with_alter_table  append table partitioned by (key0, key1), bucket-unaware, Java 1.2;
 //                            between its commits one ALTER TABLE drops, renames, moves and adds columns,
 //                            and the second commit (a new writer) writes under schema-1.
+//   pk_table_with_alter_table  primary key (key0, key1, key2) partitioned by (key0, key1), one bucket,
+//                            deletion vectors, `commit.force-compact`, Java 1.2; three writers; before the
+//                            third an ALTER TABLE drops, renames (the key column key2 too), moves (the
+//                            partition column key0 too) and adds columns. The writer gets the schema
+//                            without deletion vectors, as for pk_09.
 //   pk_09                    partitioned primary key, bucket-key f2, two buckets, deletion vectors,
 //                            `commit.force-compact`; written by Java 0.9. It has no README: its writes are
 //                            the records of the level-0 files of its APPEND snapshots, replayed in sequence
 //                            order. TableWrite refuses deletion-vector tables (their rows are invisible to
 //                            batch reads until a compaction, which Tide does not run), so the writer gets the
 //                            schema without that option (the level-0 files do not depend on it).
+// A new TableWrite takes over whenever Java's commit user changes (Java used a new writer) or the schema
+// changes.
 // Tide does not compact: the COMPACT snapshot Java made right after an APPEND with the same identifier
 // (its compaction outputs and deletion vectors) is committed by FileStoreCommit in the same call, as Java
 // recorded it, with Tide's level-0 file names in place of Java's; so those snapshots test the committer's
@@ -552,12 +559,12 @@ TEST_P(JavaWriteEqualityTest, TideWritesWhatJavaWrote) {
   ASSERT_FALSE(java_ids->empty());
   auto committer = FileStoreCommit::Create(fs, tide_path, c.table);
   ASSERT_TRUE(committer.ok()) << committer.status().ToString();
-  // One writer for all commits, as Java's writer of these tables was: its sequence numbers continue
-  // across commits (a new writer would restart after the largest one still live, which compaction may
-  // have removed).
-  auto created_writer = TableWrite::Create(fs, tide_path, write_schema_of(*created), "tide-equality-test");
-  ASSERT_TRUE(created_writer.ok()) << created_writer.status().ToString();
-  std::unique_ptr<TableWrite> writer = std::move(created_writer).value();
+  // One writer per Java commit user, as Java's writers were: a writer's sequence numbers continue
+  // across its commits, while a new writer restarts after the largest one still live (which compaction
+  // may have removed), or at 0 in a bucket-unaware append table.
+  TableSchema current_schema = *created;
+  std::unique_ptr<TableWrite> writer;
+  std::string writer_java_user;
 
   NameMap names;                            // Java data file name -> Tide's
   struct WrittenFile {
@@ -582,9 +589,14 @@ TEST_P(JavaWriteEqualityTest, TideWritesWhatJavaWrote) {
       const std::string name = "/schema/schema-" + std::to_string(altered->id);
       EXPECT_EQ(std::regex_replace(ReadText(tide_path + name), time_millis, "\"timeMillis\" : T"),
                 std::regex_replace(ReadText(java_path + name), time_millis, "\"timeMillis\" : T"));
-      auto next_writer = TableWrite::Create(fs, tide_path, write_schema_of(*altered), "tide-equality-test");
+      current_schema = *altered;
+      writer.reset();
+    }
+    if (!writer || writer_java_user != java->commit_user) {
+      auto next_writer = TableWrite::Create(fs, tide_path, write_schema_of(current_schema), "tide-equality-test");
       ASSERT_TRUE(next_writer.ok()) << next_writer.status().ToString();
       writer = std::move(next_writer).value();
+      writer_java_user = java->commit_user;
     }
 
     // The writes of this snapshot, through TableWrite.
@@ -871,6 +883,55 @@ std::vector<EqualityCase> Cases() {
       {RowKind::kInsert, row7(1, 1, 106, 103, 557, 105, 658)},
   };
   cases.push_back(altered);
+
+  // Partitioned (key0, key1) primary key with deletion vectors and forced compaction, three writers; the
+  // ALTER TABLE before the third drops, renames (a primary-key column too), moves (a partition column
+  // too) and adds columns.
+  EqualityCase pk_altered;
+  pk_altered.table = "pk_table_with_alter_table";
+  pk_altered.layout = JavaLayout::k12;
+  pk_altered.write_options_removed = {"deletion-vectors.enabled"};
+  auto pk_row = [](int32_t k0, int32_t k1, int32_t k2, int32_t a, int32_t b, int32_t c2, int32_t d, const char* k) {
+    return Row{k0, k1, k2, a, b, c2, d, k};
+  };
+  pk_altered.writes[1] = {
+      {RowKind::kInsert,
+       pk_row(0, 1, 2, 3, 4, 5, 6,
+              "Two roads diverged in a wood, and I took the one less traveled by, And that has made all the "
+              "difference.")},
+      {RowKind::kInsert, pk_row(0, 1, 12, 13, 14, 15, 16, "Alice")},
+      {RowKind::kInsert, pk_row(1, 1, 22, 23, 24, 25, 26, "Bob")},
+      {RowKind::kInsert, pk_row(1, 1, 32, 33, 34, 35, 36, "Emily")},
+      {RowKind::kInsert, pk_row(1, 1, 42, 43, 44, 45, 46, "Tony")},
+      {RowKind::kInsert, pk_row(1, 1, 52, 53, 54, 55, 56, "Alex")},
+      {RowKind::kInsert, pk_row(1, 1, 62, 63, 64, 65, 66, "David")},
+      {RowKind::kInsert, pk_row(1, 1, 72, 73, 74, 75, 76, "Whether I shall turn out to be the hero of my own life.")},
+      {RowKind::kInsert, pk_row(1, 1, 82, 83, 84, 85, 86, "Lily")},
+  };
+  pk_altered.writes[3] = {
+      {RowKind::kDelete, pk_row(1, 1, 42, 43, 44, 45, 46, "Tony")},
+      {RowKind::kDelete, pk_row(1, 1, 82, 83, 84, 85, 86, "Lily")},
+      {RowKind::kUpdateAfter, pk_row(0, 1, 12, 93, 94, 95, 96, "Alice")},
+  };
+  pk_altered.alter_before[5] = {
+      SchemaChange::DropColumn("a"),
+      SchemaChange::DropColumn("c"),
+      SchemaChange::RenameColumn("b", "c"),
+      SchemaChange::RenameColumn("d", "a"),
+      SchemaChange::RenameColumn("key2", "key_2"),
+      SchemaChange::UpdateColumnPosition("k", ColumnPosition::After("key1")),
+      SchemaChange::UpdateColumnPosition("key0", ColumnPosition::After("a")),
+      SchemaChange::AddColumn("d", DataType::Int(), ColumnPosition::After("c"), std::string()),
+      SchemaChange::AddColumn("e", DataType::Int()),
+  };
+  // Schema-1 order: key1, k, key_2, c, d, a, key0, e.
+  pk_altered.writes[5] = {
+      {RowKind::kInsert, Row{int32_t{1}, "Paul", int32_t{502}, int32_t{504}, int32_t{508}, int32_t{506}, int32_t{0},
+                             int32_t{509}}},
+      {RowKind::kUpdateAfter, Row{int32_t{1}, "Alex", int32_t{52}, int32_t{514}, int32_t{518}, int32_t{516},
+                                  int32_t{1}, int32_t{519}}},
+  };
+  cases.push_back(pk_altered);
 
   EqualityCase pk09;
   pk09.table = "pk_09";
