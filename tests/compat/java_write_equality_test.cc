@@ -1,4 +1,4 @@
-// Tide's writer against Java's, end to end: six tables that Java Paimon wrote (tests/fixtures/
+// Tide's writer against Java's, end to end: ten tables that Java Paimon wrote (tests/fixtures/
 // paimon-java/parquet) are created again through Tide's catalog from the fixture's schema-0, their writes
 // are replayed snapshot by snapshot through TableWrite and FileStoreCommit, and what Tide stores is
 // compared with what Java stored, field by field:
@@ -45,6 +45,9 @@
 //                            order. TableWrite refuses deletion-vector tables (their rows are invisible to
 //                            batch reads until a compaction, which Tide does not run), so the writer gets the
 //                            schema without that option (the level-0 files do not depend on it).
+// Four more primary-key tables (pk_table_with_mor with `sequence.field`, pk_table_scan_and_read_mor,
+// pk_table_scan_and_read_dv, pk_table_with_dv_cardinality with a stats mode of none and the dense store)
+// replay the records of their level-0 files, as pk_09 does (see Cases()).
 // A new TableWrite takes over whenever Java's commit user changes (Java used a new writer) or the schema
 // changes.
 // Tide does not compact: the COMPACT snapshot Java made right after an APPEND with the same identifier
@@ -932,6 +935,23 @@ std::vector<EqualityCase> Cases() {
                                   int32_t{1}, int32_t{519}}},
   };
   cases.push_back(pk_altered);
+
+  // Primary-key tables whose READMEs list plain inserts, updates and deletes: their writes are taken from
+  // the level-0 files of each APPEND snapshot (the records the README lists, in the order Java numbered
+  // them), as for pk_09.
+  //   pk_table_with_mor: partitioned, `sequence.field` s0,s1, Java 1.3;
+  //   pk_table_scan_and_read_mor: partitioned, two buckets, a compaction, three writers, Java 1.3;
+  //   pk_table_scan_and_read_dv: the same with deletion vectors and forced compaction, Java 1.3;
+  //   pk_table_with_dv_cardinality: deletion vectors, `fields.f3.stats-mode` none with the dense
+  //   statistics store (`_VALUE_STATS_COLS`), Java 1.2.
+  for (const char* table : {"pk_table_with_mor", "pk_table_scan_and_read_mor", "pk_table_scan_and_read_dv",
+                            "pk_table_with_dv_cardinality"}) {
+    EqualityCase from_files;
+    from_files.table = table;
+    from_files.layout = from_files.table == "pk_table_with_dv_cardinality" ? JavaLayout::k12 : JavaLayout::k13;
+    from_files.write_options_removed = {"deletion-vectors.enabled"};  // where set, as for pk_09
+    cases.push_back(from_files);
+  }
 
   EqualityCase pk09;
   pk09.table = "pk_09";
