@@ -10,6 +10,10 @@
 
 namespace tide {
 
+namespace {
+constexpr int64_t kPrimaryKeyRowGroupRows = 16384;
+}  // namespace
+
 Result<DataFileLayout> DataFileLayout::Create(const TableSchema& schema, const WriteOptions& options,
                                               const std::string& table_name) {
   DataFileLayout layout;
@@ -60,6 +64,11 @@ Result<DataFileLayout> DataFileLayout::Create(const TableSchema& schema, const W
   layout.parquet.compression = options.file_compression;
   layout.parquet.compression_level = options.zstd_level;
   layout.parquet.write_field_ids = true;
+  // Primary-key files are read by key: a point lookup decodes the whole row group that may hold the key
+  // (DuckDB's Parquet reader skips row groups by statistics, not pages), so smaller groups make lookups
+  // several times cheaper; full scans measured the same (bench/table_scan_bench). Row group sizes are
+  // a writer's choice that every Parquet reader, Java's included, accepts.
+  if (layout.primary_key) layout.parquet.row_group_rows = kPrimaryKeyRowGroupRows;
   return layout;
 }
 
