@@ -16,6 +16,10 @@ Result<const DuckDB*> DataFileDatabase() {
   std::lock_guard<std::mutex> lock(mu);
   if (!db) {
     TIDE_ASSIGN_OR_RETURN(DuckDB opened, DuckDB::Open(":memory:"));
+    // Paimon data files never change once written (every file has a new name), so their Parquet
+    // footers are cached: a point lookup opens a few files and would otherwise parse each footer again.
+    TIDE_ASSIGN_OR_RETURN(DuckConnection conn, opened.Connect());
+    TIDE_RETURN_IF_ERROR(conn.Execute("SET GLOBAL parquet_metadata_cache = true"));
     db = std::make_unique<DuckDB>(std::move(opened));
   }
   return db.get();

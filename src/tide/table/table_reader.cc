@@ -631,27 +631,55 @@ class SnapshotTableReader final : public TableReader {
   }
 
   // A lookup on a deduplicate table: the key's newest row wins, so the files are read newest first and
-  // the search stops once the row found is newer than anything the remaining files hold.
+  // the search stops once the row found is newer than anything the remaining files hold. The files are
+  // probed on the key columns alone (with _SEQUENCE_NUMBER and _VALUE_KIND): a probe decodes a few
+  // integer or string columns of one row group; only the file holding the winning row is read in full.
   Result<std::optional<Row>> LookupNewest(const DataSplit& split, std::vector<const DataFileMeta*> files) {
     std::stable_sort(files.begin(), files.end(), [](const DataFileMeta* a, const DataFileMeta* b) {
       return a->max_sequence_number > b->max_sequence_number;
     });
+    if (probe_fields_.empty()) {
+      for (size_t k = 0; k < key_positions_.size(); ++k) {
+        probe_fields_.push_back(needed_[static_cast<size_t>(key_positions_[k])]);
+        probe_filter_.positions.push_back(static_cast<int>(k));
+      }
+      probe_filter_.values = key_filter_->values;
+    }
     bool ignore_delete = options_.ignore_delete();
-    std::optional<KeyValue> newest;
+    const DataFileMeta* winner = nullptr;
+    int64_t winner_sequence = 0;
+    ValueKind winner_kind = ValueKind::kInsert;
     for (const DataFileMeta* f : files) {
-      if (newest && f->max_sequence_number < newest->sequence) break;
-      TIDE_ASSIGN_OR_RETURN(auto cursor, FileCursor::Open(ctx_, &schemas_, split, *f, needed_, primary_key_, ctx_.fs,
-                                                          &*key_filter_));
+      if (winner != nullptr && f->max_sequence_number < winner_sequence) break;
+      TIDE_ASSIGN_OR_RETURN(auto probe, FileCursor::Open(ctx_, &schemas_, split, *f, probe_fields_, primary_key_,
+                                                         ctx_.fs, &probe_filter_));
       while (true) {
-        TIDE_ASSIGN_OR_RETURN(bool ok, cursor->Advance());
+        TIDE_ASSIGN_OR_RETURN(bool ok, probe->Advance());
         if (!ok) break;
-        KeyValue kv = cursor->TakeCurrent();
+        const KeyValue& kv = probe->current();
         if (ignore_delete && IsRetract(kv.kind)) continue;
-        if (!newest || kv.sequence >= newest->sequence) newest = std::move(kv);
+        if (winner == nullptr || kv.sequence >= winner_sequence) {
+          winner = f;
+          winner_sequence = kv.sequence;
+          winner_kind = kv.kind;
+        }
       }
     }
-    if (!newest || IsRetract(newest->kind)) return std::optional<Row>();
-    return std::optional<Row>(std::move(newest->row));
+    if (winner == nullptr || IsRetract(winner_kind)) return std::optional<Row>();
+    TIDE_ASSIGN_OR_RETURN(auto cursor, FileCursor::Open(ctx_, &schemas_, split, *winner, needed_, primary_key_,
+                                                        ctx_.fs, &*key_filter_));
+    std::optional<Row> found;
+    while (true) {
+      TIDE_ASSIGN_OR_RETURN(bool ok, cursor->Advance());
+      if (!ok) break;
+      if (cursor->current().sequence == winner_sequence) found = cursor->TakeCurrent().row;
+    }
+    if (!found) {
+      return Status::Corruption("table {}: data file {} changed while it was read (the row of sequence number {} "
+                                "its key columns showed is gone)",
+                                ctx_.table_name, split.FilePath(*winner), winner_sequence);
+    }
+    return found;
   }
 
   TableReadContext ctx_;
@@ -668,6 +696,8 @@ class SnapshotTableReader final : public TableReader {
   std::unique_ptr<SplitRowSource> source_;
   // Primary-key lookups (ReadOptions::primary_key_equals).
   std::optional<KeyFilter> key_filter_;
+  std::vector<DataField> probe_fields_;  // the key columns, for lookups' first pass over each file
+  KeyFilter probe_filter_;               // key_filter_ with positions in probe_fields_
   Row trimmed_key_values_;
   std::vector<DataField> trimmed_key_fields_;
   std::vector<std::pair<size_t, Datum>> partition_key_values_;  // (index in the partition, value)
