@@ -39,6 +39,7 @@
 #include "tide/table/file_store_commit.h"
 #include "tide/table/table.h"
 #include "tide/table/table_write.h"
+#include "orders_bench_util.h"
 
 using namespace tide;
 
@@ -48,29 +49,9 @@ constexpr int kRuns = 5;
 constexpr int kLookups = 200;
 const char* const kStatus[] = {"created", "paid", "shipped", "delivered", "cancelled"};
 
-double Seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
-void Check(const Status& st, const char* what) {
-  if (!st.ok()) {
-    std::fprintf(stderr, "%s: %s\n", what, st.ToString().c_str());
-    std::exit(1);
-  }
-}
-
-TableSchema OrdersSchema(int bucket) {
-  TableSchema s;
-  s.id = 0;
-  s.fields = {{0, "order_id", DataType::BigInt(false), {}, {}},  {1, "user_id", DataType::BigInt(), {}, {}},
-              {2, "amount", DataType::Decimal(10, 2), {}, {}},   {3, "status", DataType::String(), {}, {}},
-              {4, "create_time", DataType::Timestamp(3), {}, {}}, {5, "update_time", DataType::Timestamp(3), {}, {}}};
-  s.highest_field_id = 5;
-  s.primary_keys = {"order_id"};
-  s.SetOption("bucket", std::to_string(bucket));
-  s.time_millis = 1700000000000;
-  return s;
-}
+using bench::Check;
+using bench::OrdersSchema;
+using bench::Seconds;
 
 // One order as the table holds it after the commits (compact, so the expected table is cheap to keep).
 struct Order {
