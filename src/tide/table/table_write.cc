@@ -10,8 +10,10 @@
 
 #include "tide/base/bytes.h"
 #include "tide/base/strings.h"
+#include "tide/codec/murmur_hash.h"
 #include "tide/table/append_file_writer.h"
 #include "tide/table/core_options.h"
+#include "tide/table/dynamic_bucket_index.h"
 #include "tide/table/file_store_scan.h"
 #include "tide/table/key_value_file_writer.h"
 #include "tide/table/snapshot_manager.h"
@@ -34,6 +36,10 @@ struct TableWrite::BucketWriter {
   bool folder_ready = false;
   std::vector<DataFileMeta> new_files;        // written, not yet handed out by PrepareCommit
   std::vector<DataFileMeta> changelog_files;  // likewise
+  // Dynamic-bucket tables: the bucket's key hashes (Java's DynamicBucketIndexMaintainer) and whether
+  // any was added since the last index file.
+  std::optional<HashIndexSet> key_hashes;
+  bool key_hashes_modified = false;
 };
 
 namespace {
@@ -185,10 +191,41 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
         name);
   }
   if (bucket == -1 && s.HasPrimaryKey()) {
-    return Status::NotSupported(
-        "table {}: dynamic-bucket mode ('bucket' = '-1' on a primary-key table) is not supported for writing yet; "
-        "set 'bucket' to a positive number",
-        name);
+    // Dynamic-bucket mode. A primary key without every partition column is Java's cross-partition
+    // mode (a global key index moving rows between partitions), which Tide does not write.
+    for (const std::string& key : s.partition_keys) {
+      if (std::find(s.primary_keys.begin(), s.primary_keys.end(), key) == s.primary_keys.end()) {
+        return Status::NotSupported(
+            "table {}: dynamic-bucket mode ('bucket' = '-1') with a primary key that lacks partition column '{}' "
+            "is cross-partition update mode, which Tide cannot write; add '{}' to the primary key or set "
+            "'bucket' to a positive number",
+            name, key, key);
+      }
+    }
+    if (core.Bool("index-file-in-data-file-dir", false)) {
+      return Status::NotSupported(
+          "table {}: 'index-file-in-data-file-dir' = 'true' on a dynamic-bucket table is not supported for writing "
+          "yet; unset it or set 'bucket' to a positive number",
+          name);
+    }
+    DynamicBucketOptions dynamic;
+    if (auto text = s.FindOption("dynamic-bucket.target-row-num")) {
+      auto parsed = ParseInt64(Trim(*text), "dynamic-bucket.target-row-num");
+      if (!parsed.ok() || *parsed <= 0) {
+        return Status::InvalidArgument(
+            "table {}: option 'dynamic-bucket.target-row-num' = '{}' must be a positive integer", name, *text);
+      }
+      dynamic.target_row_num = *parsed;
+    }
+    if (auto text = s.FindOption("dynamic-bucket.max-buckets")) {
+      auto parsed = ParseInt64(Trim(*text), "dynamic-bucket.max-buckets");
+      if (!parsed.ok() || (*parsed != -1 && (*parsed <= 0 || *parsed > INT16_MAX))) {
+        return Status::InvalidArgument(
+            "table {}: option 'dynamic-bucket.max-buckets' = '{}' must be -1 (unlimited) or 1..32767", name, *text);
+      }
+      dynamic.max_buckets = static_cast<int32_t>(*parsed);
+    }
+    w->dynamic_index_ = std::make_unique<DynamicBucketIndex>(fs, w->table_path_, name, dynamic);
   }
   if (bucket == 0 || bucket < -2 || bucket > INT32_MAX) {
     return Status::InvalidArgument("table {}: option 'bucket' = {} is invalid (a positive number, or -1)", name, bucket);
@@ -254,6 +291,11 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
       if (idx < 0) return Status::InvalidArgument("table {}: primary key '{}' is not a column of the table", name, key);
       w->buffer_spec_.key_indices.push_back(idx);
     }
+    if (w->dynamic_index_) {
+      std::vector<DataType> key_types;
+      for (int idx : w->buffer_spec_.key_indices) key_types.push_back(s.fields[static_cast<size_t>(idx)].type);
+      w->key_writer_ = std::make_unique<BinaryRowWriter>(std::move(key_types));
+    }
     for (const std::string& field : core.sequence_fields()) {
       int idx = s.FieldIndex(field);
       if (idx < 0) {
@@ -317,6 +359,7 @@ Status TableWrite::Write(RowKind kind, Row&& row) {
   }
   TIDE_RETURN_IF_ERROR(ValidateRow(kind, row));
   TIDE_ASSIGN_OR_RETURN(BucketWriter* writer, WriterFor(row));
+  if (writer->key_hashes && writer->key_hashes->Add(last_key_hash_)) writer->key_hashes_modified = true;
   writer->buffer.Put(std::move(row), writer->next_sequence++, ToValueKind(kind));
   ++metrics_.rows_written;
   if (memory_->OverBudget()) return FlushWhileOverBudget();
@@ -332,7 +375,13 @@ Result<TableWrite::BucketWriter*> TableWrite::WriterFor(const Row& row) {
     partition = &scratch_partition_;
   }
   int32_t bucket = 0;
-  if (bucket_function_ && num_buckets_ > 1) {
+  if (dynamic_index_) {
+    // Java's HashBucketAssigner over the hash of the trimmed primary key (RowKind +I).
+    Status st = key_writer_->WriteProjected(row, buffer_spec_.key_indices, &scratch_bucket_);
+    if (!st.ok()) return st.WithContext("table " + table_name_ + ", primary key");
+    last_key_hash_ = BinaryRowHashCode(scratch_bucket_);
+    TIDE_ASSIGN_OR_RETURN(bucket, dynamic_index_->Assign(*partition, last_key_hash_));
+  } else if (bucket_function_ && num_buckets_ > 1) {
     auto b = bucket_function_->BucketOfProjection(row, bucket_key_indices_, &scratch_bucket_);
     if (!b.ok()) return b.status().WithContext("table " + table_name_ + ", bucket key");
     bucket = *b;
@@ -360,12 +409,17 @@ Result<TableWrite::BucketWriter*> TableWrite::CreateBucketWriter(std::string key
   // Bucket-unaware append writers start empty, at 0, as Java's AppendFileStoreWrite always ignores the
   // previous files (their sequence numbers order nothing: no compaction within the writer, no merge).
   int64_t next_sequence = 0;
-  if (num_buckets_ != -1) {
+  if (num_buckets_ != -1 || dynamic_index_) {
     TIDE_ASSIGN_OR_RETURN(next_sequence, RestoreNextSequence(key));
+  }
+  std::optional<HashIndexSet> key_hashes;
+  if (dynamic_index_) {
+    TIDE_ASSIGN_OR_RETURN(key_hashes, dynamic_index_->RestoreBucket(partition, bucket));
   }
   auto writer = std::make_unique<BucketWriter>(key, std::move(partition), std::move(values), bucket,
                                                DataFilePathFactory(std::move(bucket_dir), options_), &buffer_spec_,
                                                memory_.get(), next_sequence);
+  writer->key_hashes = std::move(key_hashes);
   BucketWriter* raw = writer.get();
   writers_.emplace(std::move(key), std::move(writer));
   return raw;
@@ -484,13 +538,22 @@ Result<std::vector<CommitMessage>> TableWrite::PrepareCommit() {
   for (BucketWriter* w : ordered) TIDE_RETURN_IF_ERROR(Flush(w));
   std::vector<CommitMessage> messages;
   for (BucketWriter* w : ordered) {
-    if (w->new_files.empty() && w->changelog_files.empty()) continue;
+    std::optional<IndexManifestEntry> index_file;
+    if (w->key_hashes_modified) {
+      // The bucket's whole hash set, as a new HASH file (DynamicBucketIndexMaintainer.prepareCommit).
+      auto written = dynamic_index_->WriteIndexFile(w->partition, w->bucket, *w->key_hashes);
+      if (!written.ok()) return Fail(written.status());
+      index_file = std::move(written).value();
+      w->key_hashes_modified = false;
+    }
+    if (w->new_files.empty() && w->changelog_files.empty() && !index_file) continue;
     CommitMessage m;
     m.partition = w->partition;
     m.bucket = w->bucket;
     m.total_buckets = num_buckets_;
     m.new_files = std::move(w->new_files);
     m.changelog_files = std::move(w->changelog_files);
+    if (index_file) m.new_index_files.push_back(std::move(*index_file));
     w->new_files.clear();
     w->changelog_files.clear();
     messages.push_back(std::move(m));

@@ -8,8 +8,13 @@
 //              FileStoreScan::PartitionPath gives (`k=v/...`, Hive escaping, default partition name);
 //   bucket     `bucket` = N > 0: Java's bucket function over the bucket key (`bucket-key`, else the
 //              trimmed primary key; `bucket-function.type`); `bucket` = -1 on an append table: the
-//              bucket-unaware bucket 0, total_buckets -1. Dynamic-bucket primary-key tables (-1) and
-//              postpone buckets (-2) are refused (NotSupported).
+//              bucket-unaware bucket 0, total_buckets -1; `bucket` = -1 on a primary-key table: dynamic
+//              bucket mode, total_buckets -1, each key's bucket from DynamicBucketIndex (Java's
+//              HashBucketAssigner for one writer: an existing key keeps its bucket, a new one goes to a
+//              bucket with fewer than `dynamic-bucket.target-row-num` keys), and every commit carries a
+//              new HASH index file for each bucket that met a new key. Cross-partition update mode (a
+//              primary key without every partition column) and postpone buckets (-2) are refused
+//              (NotSupported).
 // Sequence numbers: per (partition, bucket), strictly increasing in write order, starting after the
 // largest `_MAX_SEQUENCE_NUMBER` of the bucket's live files in the latest snapshot when the writer first
 // meets the bucket (0 for a new bucket), as KeyValueFileStoreWrite restores them; bucket-unaware append
@@ -48,6 +53,7 @@
 #include "tide/io/file_system.h"
 #include "tide/table/commit_message.h"
 #include "tide/table/data_file_writer.h"
+#include "tide/table/dynamic_bucket_index.h"
 #include "tide/table/write_buffer.h"
 #include "tide/table/write_merge_function.h"
 #include "tide/table/write_options.h"
@@ -129,7 +135,12 @@ class TableWrite {
   WriteBufferSpec buffer_spec_;
   std::unique_ptr<WriteBufferMemory> memory_;
 
-  int32_t num_buckets_ = 0;  // > 0 fixed; -1 bucket-unaware append
+  int32_t num_buckets_ = 0;  // > 0 fixed; -1 bucket-unaware append or dynamic-bucket primary key
+  // Dynamic-bucket primary-key tables: the bucket assigner and index files, and the trimmed
+  // primary-key encoder whose hash it assigns by (the hash of the row WriterFor routed last).
+  std::unique_ptr<DynamicBucketIndex> dynamic_index_;
+  std::unique_ptr<BinaryRowWriter> key_writer_;
+  int32_t last_key_hash_ = 0;
   std::vector<int> partition_indices_;
   std::vector<DataType> partition_types_;
   std::unique_ptr<BinaryRowWriter> partition_writer_;

@@ -1,8 +1,9 @@
-// Randomized model test of the write path: random schemas (partitioned or not, 1..4 buckets, composite
-// primary keys, every scalar type), random batches of inserts, updates and deletes, many commits through
-// FileStoreCommit; after every commit the table read back through Table::NewReader equals an in-memory
-// model row for row. Writers are sometimes replaced between commits (sequence numbers restore from the
-// table), and budgets and target file sizes are sometimes tiny (flushes under memory pressure, rolling).
+// Randomized model test of the write path: random schemas (partitioned or not, 1..4 buckets or dynamic
+// buckets, composite primary keys, every scalar type), random batches of inserts, updates and deletes,
+// many commits through FileStoreCommit; after every commit the table read back through
+// Table::NewReader equals an in-memory model row for row. Writers are sometimes replaced between
+// commits (sequence numbers, and dynamic buckets' key index, restore from the table), and budgets and
+// target file sizes are sometimes tiny (flushes under memory pressure, rolling).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -108,7 +109,7 @@ struct RandomTable {
   bool partial_update = false;
 };
 
-RandomTable MakeRandomTable(Generator* g) {
+RandomTable MakeRandomTable(Generator* g, bool dynamic_bucket) {
   RandomTable t;
   std::vector<DataType> types = ScalarTypes();
   std::vector<DataField> fields;
@@ -145,6 +146,11 @@ RandomTable MakeRandomTable(Generator* g) {
   if (g->Chance(30)) options.emplace_back("target-file-size", "4 kb");
   if (g->Chance(30)) options.emplace_back("changelog-producer", "input");
   if (g->Chance(20)) options.emplace_back("metadata.stats-mode", g->Chance(50) ? "full" : "none");
+  if (dynamic_bucket) {
+    // Drawn last, so the fixed-bucket seeds keep their schemas and workloads.
+    options[0].second = "-1";
+    options.emplace_back("dynamic-bucket.target-row-num", std::to_string(g->Uniform(3, 40)));
+  }
   t.schema = testing::WriterTestSchema(std::move(fields), pk, partitions, options);
   for (size_t i = 0; i < t.schema.fields.size(); ++i) {
     const std::string& name = t.schema.fields[i].name;
@@ -187,10 +193,10 @@ struct RowLess {
   bool operator()(const Row& a, const Row& b) const { return CompareRows(a, b) < 0; }
 };
 
-void RunModel(uint64_t seed, int commits) {
-  SCOPED_TRACE("seed " + std::to_string(seed));
+void RunModel(uint64_t seed, int commits, bool dynamic_bucket = false) {
+  SCOPED_TRACE("seed " + std::to_string(seed) + (dynamic_bucket ? " (dynamic bucket)" : ""));
   Generator g(seed);
-  RandomTable t = MakeRandomTable(&g);
+  RandomTable t = MakeRandomTable(&g, dynamic_bucket);
   SCOPED_TRACE("schema " + t.schema.ToJson());
   if (std::getenv("TIDE_MODEL_VERBOSE")) std::cerr << "seed " << seed << ": partitions " << t.partition_columns.size() << " keys " << t.key_columns.size() << " values " << t.value_columns.size() << " options " << nlohmann::json(t.schema.options).dump() << "\n";
   testing::TempDir dir;
@@ -278,6 +284,14 @@ class TableWriteModelTest : public ::testing::TestWithParam<uint64_t> {};
 TEST_P(TableWriteModelTest, RandomWorkloadMatchesTheModel) { RunModel(GetParam(), 6); }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, TableWriteModelTest, ::testing::Range<uint64_t>(1, 41));
+
+// The same workloads on dynamic-bucket tables (`bucket` = -1, a small `dynamic-bucket.target-row-num`
+// so that partitions spread over several buckets and writer sessions reload the HASH index).
+class TableWriteDynamicBucketModelTest : public ::testing::TestWithParam<uint64_t> {};
+
+TEST_P(TableWriteDynamicBucketModelTest, RandomWorkloadMatchesTheModel) { RunModel(GetParam(), 6, true); }
+
+INSTANTIATE_TEST_SUITE_P(Seeds, TableWriteDynamicBucketModelTest, ::testing::Range<uint64_t>(101, 113));
 
 TEST(TableWriteModelSoak, Extra) {
   const char* n = std::getenv("TIDE_MODEL_SEED");

@@ -185,8 +185,11 @@ TEST_F(TableWriteTest, RefusesWhatItCannotWrite) {
     return w.ok() ? Status::OK() : w.status();
   };
   std::vector<DataField> pk_fields = {Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())};
-  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {})).IsNotSupported());  // dynamic bucket
-  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "-1"}})).IsNotSupported());
+  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {})).ok());  // dynamic bucket
+  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "-1"}})).ok());
+  // Dynamic bucket with a primary key lacking a partition column: cross-partition update mode.
+  std::vector<DataField> partitioned = {Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String(false))};
+  EXPECT_TRUE(refuse(WriterTestSchema(partitioned, {"id"}, {"v"}, {{"bucket", "-1"}})).IsNotSupported());
   EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "-2"}})).IsNotSupported());
   EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "0"}})).IsInvalidArgument());
   EXPECT_TRUE(
