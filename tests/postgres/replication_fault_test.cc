@@ -47,9 +47,11 @@ void RunFaultScenario(const std::string& name, Fault fault) {
     auto next = (*stream)->Next(std::chrono::milliseconds(200));
     ASSERT_TRUE(next.ok()) << next.status().ToString();
     if (!*next) {
-      // Idle: like a sink whose commit interval passed, make everything delivered durable. (A fast
-      // shutdown of PostgreSQL waits until the client confirms all WAL.)
-      if (last_end != 0) (*stream)->Acknowledge(last_end);
+      // Idle after the fault: like a sink whose commit interval passed, make everything delivered
+      // durable. (A fast shutdown of PostgreSQL waits until the client confirms all WAL.) Before the
+      // fault nothing is acknowledged while idle, so that delivered but unconfirmed transactions exist
+      // when the fault strikes.
+      if (last_end != 0 && faulted) (*stream)->Acknowledge(last_end);
       continue;
     }
     if (auto* c = std::get_if<RowChange>(&**next)) {
@@ -61,7 +63,9 @@ void RunFaultScenario(const std::string& name, Fault fault) {
       // Only every 70th transaction is declared durable: after the fault the server resends the
       // others, and the stream must drop what it already delivered.
       if (commits % 70 == 0) (*stream)->Acknowledge(commit->txn.end_lsn);
-      if (commits == 1050 && !faulted) {
+      // The fault strikes at a commit that is not a multiple of 70: that commit and the ones since the
+      // last acknowledged one are delivered but not confirmed, so the server must resend them.
+      if (commits == 1085 && !faulted) {
         faulted = true;
         if (fault == Fault::kKillWalsender) {
           auto killed = Server().KillWalSenders(slot);
