@@ -681,6 +681,15 @@ Result<CommitResult> FileStoreCommit::CommitImpl(const OverwriteScope* overwrite
                                    table_name_, CommitKindName(options.kind), CommitKindName(options.kind));
   }
   TIDE_ASSIGN_OR_RETURN(TableInfo info, LoadTableInfo());
+  if (overwrite && info.has_primary_key && info.num_buckets == -1) {
+    // An overwrite drops the HASH index files of the replaced partitions while the writer only writes
+    // index files for buckets that received new keys: a later writer could then put a key into a second
+    // bucket. Java overwrites such tables with a dedicated bucket assigner, which Tide does not have.
+    return Status::NotSupported(
+        "table {}: overwriting a primary-key table in dynamic bucket mode (bucket = -1) is not supported; "
+        "delete its rows with -D rows instead, or recreate the table with a fixed bucket count",
+        table_name_);
+  }
 
   // Sort the messages into the APPEND part and the COMPACT part, as Java's collectChanges does.
   Changes append, compact;

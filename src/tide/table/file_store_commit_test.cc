@@ -481,6 +481,15 @@ TEST_F(FileStoreCommitTest, OverwriteReplacesPartitionsOrTheWholeTable) {
   EXPECT_EQ(Latest(), 1);
 }
 
+TEST_F(FileStoreCommitTest, OverwriteOfADynamicBucketTableIsRefused) {
+  MakeTable(CommitTestSchema(/*primary_key=*/true, /*buckets=*/-1));
+  auto r = Committer()->Overwrite(OverwriteScope::WholeTable(), {}, Options(1));
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsNotSupported()) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("dynamic bucket"), std::string::npos) << r.status().ToString();
+  EXPECT_FALSE(Latest().has_value()) << "nothing may be committed";
+}
+
 TEST_F(FileStoreCommitTest, RejectsBadRequests) {
   auto committer = Committer();
   CommitOptions no_user = Options(1);
