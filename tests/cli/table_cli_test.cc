@@ -143,6 +143,19 @@ TEST(TableCliTest, CreateDescribeListAlterDrop) {
   EXPECT_THAT(RunTide(Table("list", w, {"shop"})).out, Not(HasSubstr("shop.items")));
 }
 
+TEST(TableCliTest, CreateMakesAMissingWarehouseOtherCommandsRefuseIt) {
+  tide::testing::TempDir dir;
+  const std::string w = dir.path() + "/new/lake";
+  TideRun described = RunTide(Table("describe", w, {"db.t"}));
+  EXPECT_EQ(described.exit_code, 1);
+  EXPECT_THAT(described.err, HasSubstr("warehouse " + w + " does not exist"));
+  EXPECT_FALSE(std::filesystem::exists(w)) << "describe must not create the warehouse";
+  TideRun created = RunTide(Table("create", w, {"db.t", "--columns", "k INT NOT NULL, v STRING", "--primary-keys", "k",
+                                                "--option", "bucket=1"}));
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_TRUE(std::filesystem::exists(w + "/db.db/t/schema/schema-0"));
+}
+
 TEST(TableCliTest, RefusalsExitWithOneAndSayWhy) {
   tide::testing::TempDir warehouse;
   const std::string& w = warehouse.path();

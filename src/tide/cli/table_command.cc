@@ -183,6 +183,10 @@ int RunTableCreate(const TableCreateOptions& options, std::ostream& out, std::os
     if (!kv.ok()) return Fail(err, kv.status());
     table_options.push_back(std::move(*kv));
   }
+  // Creating a table creates its warehouse folder too, as Paimon's filesystem catalog does; the other
+  // commands refuse a missing warehouse (most likely a mistyped path).
+  Status made = FileSystem::Local()->MakeDirs(options.warehouse);
+  if (!made.ok()) return Fail(err, made.WithContext(fmt::format("creating warehouse {}", options.warehouse)));
   Result<std::unique_ptr<Catalog>> catalog = OpenCatalog(options.warehouse);
   if (!catalog.ok()) return Fail(err, catalog.status());
   Status db = (*catalog)->CreateDatabase(id->database, /*ignore_if_exists=*/true);
