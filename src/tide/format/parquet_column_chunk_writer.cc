@@ -1,0 +1,366 @@
+#include "tide/format/parquet_column_chunk_writer.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <utility>
+
+#include "tide/format/parquet_level_encoder.h"
+#include "tide/format/thrift_compact_writer.h"
+
+namespace tide {
+namespace {
+
+constexpr int64_t kMillisPerDay = 86400000;
+constexpr int64_t kJulianEpochDay = 2440588;
+
+template <typename T>
+const T* Get(const Datum& d) {
+  return std::get_if<T>(&d.storage());
+}
+
+template <typename T>
+void PutLittleEndian(T v, std::string* out) {
+  char bytes[sizeof(T)];
+  std::memcpy(bytes, &v, sizeof(T));  // the build targets little-endian machines only
+  out->append(bytes, sizeof(T));
+}
+
+
+// The low `length` bytes of the two's complement of `v`, big-endian (a decimal's FIXED_LEN_BYTE_ARRAY).
+void PutBigEndian(__int128 v, int32_t length, std::string* out) {
+  for (int32_t i = length - 1; i >= 0; --i) {
+    out->push_back(static_cast<char>(static_cast<unsigned __int128>(v) >> (8 * i) & 0xff));
+  }
+}
+
+__int128 Pow10(int n) {
+  __int128 v = 1;
+  for (int i = 0; i < n; ++i) v *= 10;
+  return v;
+}
+
+// Stored units of a timestamp at its precision: milliseconds (p <= 3) or microseconds (p <= 6).
+__int128 TimestampUnits(const TimestampValue& ts, int precision) {
+  if (precision <= 3) return ts.millis;
+  return static_cast<__int128>(ts.millis) * 1000 + ts.nanos_of_milli / 1000;
+}
+
+}  // namespace
+
+bool EncodeInt96(const TimestampValue& value, char out[12]) {
+  // Java: julianDay = millis / MILLIS_IN_DAY + 2440588, nanosOfDay = millis % MILLIS_IN_DAY * 1e6 + nanos,
+  // with Java's truncating division and remainder.
+  const int64_t day = value.millis / kMillisPerDay + kJulianEpochDay;
+  const int64_t nanos_of_day = (value.millis % kMillisPerDay) * 1000000 + value.nanos_of_milli;
+  if (day < std::numeric_limits<int32_t>::min() || day > std::numeric_limits<int32_t>::max()) return false;
+  const int32_t julian = static_cast<int32_t>(day);
+  std::memcpy(out, &nanos_of_day, 8);
+  std::memcpy(out + 8, &julian, 4);
+  return true;
+}
+
+ParquetColumnChunkWriter::ParquetColumnChunkWriter(ParquetColumnSpec column, ParquetSchemaNode leaf,
+                                                   ParquetPageCompressor* compressor, int64_t page_bytes)
+    : column_(std::move(column)),
+      leaf_(std::move(leaf)),
+      physical_(*leaf_.type),
+      optional_(leaf_.repetition == ParquetRepetition::kOptional),
+      compressor_(compressor),
+      page_bytes_(page_bytes) {}
+
+Status ParquetColumnChunkWriter::Check(const Datum& value) const {
+  const DataType& type = column_.type;
+  auto wrong = [&](std::string_view detail) {
+    return Status::InvalidArgument("column {} ({}): {}", column_.name, type.ToString(), detail);
+  };
+  if (value.is_null()) {
+    if (!optional_) return wrong("NULL in a NOT NULL column; give the column a value or make it nullable");
+    return Status::OK();
+  }
+  auto check_int = [&](int64_t lo, int64_t hi) -> Status {
+    const int64_t* v = Get<int64_t>(value);
+    if (v == nullptr) return wrong("the value is not an integer");
+    if (*v < lo || *v > hi) return wrong(fmt::format("{} is out of range", *v));
+    return Status::OK();
+  };
+  switch (type.root()) {
+    case TypeRoot::kBoolean:
+      return Get<bool>(value) ? Status::OK() : wrong("the value is not a boolean");
+    case TypeRoot::kTinyInt: return check_int(INT8_MIN, INT8_MAX);
+    case TypeRoot::kSmallInt: return check_int(INT16_MIN, INT16_MAX);
+    case TypeRoot::kInt:
+    case TypeRoot::kDate:
+    case TypeRoot::kTime: return check_int(INT32_MIN, INT32_MAX);
+    case TypeRoot::kBigInt: return check_int(INT64_MIN, INT64_MAX);
+    case TypeRoot::kFloat:
+      return Get<float>(value) ? Status::OK() : wrong("the value is not a float");
+    case TypeRoot::kDouble:
+      return Get<double>(value) ? Status::OK() : wrong("the value is not a double");
+    case TypeRoot::kDecimal: {
+      const DecimalValue* v = Get<DecimalValue>(value);
+      if (v == nullptr) return wrong("the value is not a decimal");
+      const __int128 limit = Pow10(type.precision());
+      if (v->unscaled >= limit || v->unscaled <= -limit) {
+        return wrong(DecimalToString(v->unscaled, type.scale()) + " has too many digits");
+      }
+      return Status::OK();
+    }
+    case TypeRoot::kChar:
+    case TypeRoot::kVarChar:
+    case TypeRoot::kBinary:
+    case TypeRoot::kVarBinary: {
+      const std::string* v = Get<std::string>(value);
+      if (v == nullptr) return wrong("the value is not a string");
+      if (v->size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+        return wrong(fmt::format("a value of {} bytes is longer than Parquet's 2 GiB limit", v->size()));
+      }
+      return Status::OK();
+    }
+    case TypeRoot::kTimestamp:
+    case TypeRoot::kTimestampLtz: {
+      const TimestampValue* v = Get<TimestampValue>(value);
+      if (v == nullptr) return wrong("the value is not a timestamp");
+      if (v->nanos_of_milli < 0 || v->nanos_of_milli > 999999) return wrong("nanos of the millisecond out of range");
+      if (type.precision() > 6) {
+        char bytes[12];
+        if (!EncodeInt96(*v, bytes)) return wrong(FormatTimestamp(*v, 9) + " is out of range");
+        return Status::OK();
+      }
+      const __int128 units = TimestampUnits(*v, type.precision());
+      if (units > std::numeric_limits<int64_t>::max() || units < std::numeric_limits<int64_t>::min()) {
+        return wrong(FormatTimestamp(*v, 9) + " is out of range");
+      }
+      return Status::OK();
+    }
+    default:
+      return Status::NotSupported("column {}: Tide's Parquet encoder does not write {}", column_.name,
+                                  type.ToString());
+  }
+}
+
+void ParquetColumnChunkWriter::UpdateIntStats(int64_t v) {
+  if (!has_bounds_) {
+    min_int_ = max_int_ = v;
+    has_bounds_ = true;
+  } else if (v < min_int_) {
+    min_int_ = v;
+  } else if (v > max_int_) {
+    max_int_ = v;
+  }
+}
+
+void ParquetColumnChunkWriter::Append(const Datum& value) {
+  ++page_values_;
+  ++chunk_values_;
+  if (value.is_null()) {
+    def_levels_.push_back(0);
+    ++chunk_nulls_;
+    return;
+  }
+  if (optional_) def_levels_.push_back(1);
+  const DataType& type = column_.type;
+  switch (physical_) {
+    case ParquetPhysicalType::kBoolean: {
+      const bool v = value.as_bool();
+      if (bool_bits_ % 8 == 0) values_.push_back(0);
+      if (v) values_.back() = static_cast<char>(values_.back() | (1 << (bool_bits_ % 8)));
+      ++bool_bits_;
+      UpdateIntStats(v ? 1 : 0);
+      break;
+    }
+    case ParquetPhysicalType::kInt32: {
+      const int64_t v = type.root() == TypeRoot::kDecimal ? static_cast<int64_t>(value.as_decimal().unscaled)
+                                                          : value.as_int();
+      PutLittleEndian(static_cast<int32_t>(v), &values_);
+      UpdateIntStats(v);
+      break;
+    }
+    case ParquetPhysicalType::kInt64: {
+      int64_t v;
+      if (type.root() == TypeRoot::kDecimal) {
+        v = static_cast<int64_t>(value.as_decimal().unscaled);
+      } else if (type.IsTimestamp()) {
+        v = static_cast<int64_t>(TimestampUnits(value.as_timestamp(), type.precision()));
+      } else {
+        v = value.as_int();
+      }
+      PutLittleEndian(v, &values_);
+      UpdateIntStats(v);
+      break;
+    }
+    case ParquetPhysicalType::kInt96: {
+      char bytes[12];
+      EncodeInt96(value.as_timestamp(), bytes);
+      values_.append(bytes, 12);
+      break;
+    }
+    case ParquetPhysicalType::kFloat:
+    case ParquetPhysicalType::kDouble: {
+      const bool is_float = physical_ == ParquetPhysicalType::kFloat;
+      const double v = is_float ? static_cast<double>(value.as_float()) : value.as_double();
+      if (is_float) {
+        PutLittleEndian(value.as_float(), &values_);
+      } else {
+        PutLittleEndian(v, &values_);
+      }
+      if (std::isnan(v)) {
+        saw_nan_ = true;
+      } else if (!has_bounds_) {
+        min_real_ = max_real_ = v;
+        has_bounds_ = true;
+      } else {
+        if (v < min_real_ || (v == 0 && min_real_ == 0 && std::signbit(v))) min_real_ = v;
+        if (v > max_real_ || (v == 0 && max_real_ == 0 && !std::signbit(v))) max_real_ = v;
+      }
+      break;
+    }
+    case ParquetPhysicalType::kByteArray: {
+      const std::string& v = value.as_string();
+      PutLittleEndian(static_cast<int32_t>(v.size()), &values_);
+      values_.append(v);
+      if (v.size() > kMaxStatisticsValueBytes) {
+        oversized_ = true;
+      } else if (!has_bounds_) {
+        min_bytes_ = max_bytes_ = v;
+        has_bounds_ = true;
+      } else if (v < min_bytes_) {  // std::string compares as unsigned bytes
+        min_bytes_ = v;
+      } else if (v > max_bytes_) {
+        max_bytes_ = v;
+      }
+      break;
+    }
+    case ParquetPhysicalType::kFixedLenByteArray: {
+      const __int128 v = value.as_decimal().unscaled;
+      PutBigEndian(v, *leaf_.type_length, &values_);
+      if (!has_bounds_) {
+        min_wide_ = max_wide_ = v;
+        has_bounds_ = true;
+      } else if (v < min_wide_) {
+        min_wide_ = v;
+      } else if (v > max_wide_) {
+        max_wide_ = v;
+      }
+      break;
+    }
+  }
+  if (static_cast<int64_t>(values_.size()) >= page_bytes_) {
+    // A failure here can only be the compressor's; it is reported again by FinishChunk.
+    FinishPage().IgnoreError();
+  }
+}
+
+Status ParquetColumnChunkWriter::FinishPage() {
+  if (page_values_ == 0) return Status::OK();
+  page_buffer_.clear();
+  if (optional_) {
+    page_buffer_.append(4, '\0');
+    AppendRleBitPackedHybrid(def_levels_, 1, &page_buffer_);
+    const int32_t levels_size = static_cast<int32_t>(page_buffer_.size() - 4);
+    std::memcpy(page_buffer_.data(), &levels_size, 4);
+  }
+  page_buffer_.append(values_);
+  TIDE_RETURN_IF_ERROR(compressor_->Compress(page_buffer_, &compressed_));
+
+  header_.clear();
+  ThriftCompactWriter out(&header_);
+  out.BeginStruct();
+  out.I32Field(1, 0);  // DATA_PAGE
+  out.I32Field(2, static_cast<int32_t>(page_buffer_.size()));
+  out.I32Field(3, static_cast<int32_t>(compressed_.size()));
+  out.BeginStructField(5);  // DataPageHeader
+  out.I32Field(1, static_cast<int32_t>(page_values_));
+  out.I32Field(2, 0);  // PLAIN
+  out.I32Field(3, 3);  // definition levels: RLE
+  out.I32Field(4, 3);  // repetition levels: RLE
+  out.EndStruct();
+  out.EndStruct();
+
+  chunk_.append(header_);
+  chunk_.append(compressed_);
+  chunk_uncompressed_ += static_cast<int64_t>(header_.size() + page_buffer_.size());
+  ++pages_in_chunk_;
+  values_.clear();
+  def_levels_.clear();
+  page_values_ = 0;
+  bool_bits_ = 0;
+  return Status::OK();
+}
+
+Result<ParquetChunkMeta> ParquetColumnChunkWriter::FinishChunk(std::string* file) {
+  TIDE_RETURN_IF_ERROR(FinishPage());
+  ParquetChunkMeta meta;
+  meta.type = physical_;
+  meta.path = column_.name;
+  meta.num_values = chunk_values_;
+  meta.null_count = chunk_nulls_;
+  meta.total_uncompressed_size = chunk_uncompressed_;
+  meta.total_compressed_size = static_cast<int64_t>(chunk_.size());
+  meta.data_page_offset = static_cast<int64_t>(file->size());
+  file->append(chunk_);
+
+  if (has_bounds_) {
+    std::string lo, hi;
+    bool write = true;
+    switch (physical_) {
+      case ParquetPhysicalType::kBoolean:
+        lo.push_back(static_cast<char>(min_int_));
+        hi.push_back(static_cast<char>(max_int_));
+        break;
+      case ParquetPhysicalType::kInt32:
+        PutLittleEndian(static_cast<int32_t>(min_int_), &lo);
+        PutLittleEndian(static_cast<int32_t>(max_int_), &hi);
+        break;
+      case ParquetPhysicalType::kInt64:
+        PutLittleEndian(min_int_, &lo);
+        PutLittleEndian(max_int_, &hi);
+        break;
+      case ParquetPhysicalType::kFloat:
+      case ParquetPhysicalType::kDouble: {
+        write = !saw_nan_;
+        // A zero bound is written as -0.0 (min) and +0.0 (max), so both zeros fall inside.
+        const double lo_v = min_real_ == 0 ? -0.0 : min_real_;
+        const double hi_v = max_real_ == 0 ? 0.0 : max_real_;
+        if (physical_ == ParquetPhysicalType::kFloat) {
+          PutLittleEndian(static_cast<float>(lo_v), &lo);
+          PutLittleEndian(static_cast<float>(hi_v), &hi);
+        } else {
+          PutLittleEndian(lo_v, &lo);
+          PutLittleEndian(hi_v, &hi);
+        }
+        break;
+      }
+      case ParquetPhysicalType::kByteArray:
+        write = !oversized_;
+        lo = min_bytes_;
+        hi = max_bytes_;
+        break;
+      case ParquetPhysicalType::kFixedLenByteArray:
+        PutBigEndian(min_wide_, *leaf_.type_length, &lo);
+        PutBigEndian(max_wide_, *leaf_.type_length, &hi);
+        break;
+      case ParquetPhysicalType::kInt96:
+        write = false;
+        break;
+    }
+    if (write) {
+      meta.min_value = std::move(lo);
+      meta.max_value = std::move(hi);
+    }
+  }
+
+  chunk_.clear();
+  pages_in_chunk_ = 0;
+  chunk_values_ = 0;
+  chunk_nulls_ = 0;
+  chunk_uncompressed_ = 0;
+  has_bounds_ = false;
+  saw_nan_ = false;
+  oversized_ = false;
+  min_bytes_.clear();
+  max_bytes_.clear();
+  return meta;
+}
+
+}  // namespace tide

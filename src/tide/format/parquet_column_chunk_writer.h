@@ -1,0 +1,118 @@
+// ParquetColumnChunkWriter: encodes the values of one non-nested column into the column chunks of a
+// Parquet file, one chunk per row group.
+//
+// Values are PLAIN-encoded into the current data page (v1) as they arrive; an OPTIONAL column also keeps
+// a definition level per row (1 present, 0 NULL), written RLE/bit-packed with its 4-byte length before the
+// values; a REQUIRED column has none. When a page's values reach `page_bytes` the page is compressed and
+// appended, with its Thrift PageHeader, to the chunk. FinishChunk appends the chunk to the file and
+// returns what the footer needs: sizes, offsets, value and null counts, and the Statistics' min_value /
+// max_value in Parquet's sort order for the column (signed for integers, dates, times, timestamps and
+// decimals, also when stored as FIXED_LEN_BYTE_ARRAY; unsigned bytewise for strings and binary; none for
+// INT96, whose order is undefined, nor for FLOAT/DOUBLE chunks holding a NaN; -0.0 as the minimum and
+// +0.0 as the maximum when zero is the bound, as the format asks; none for strings above
+// kMaxStatisticsValueBytes, rather than a truncated bound).
+//
+// Check() validates a value without changing anything; Append() requires a value that passed Check(), so
+// a row can be checked whole before any of its values is written.
+// Thread-safety: one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tide/base/result.h"
+#include "tide/format/parquet_column.h"
+#include "tide/format/parquet_compression.h"
+#include "tide/format/parquet_schema_builder.h"
+#include "tide/types/datum.h"
+
+namespace tide {
+
+inline constexpr int64_t kDefaultParquetPageBytes = int64_t{1} << 20;
+inline constexpr size_t kMaxStatisticsValueBytes = 4096;
+
+// One written column chunk, as the footer's ColumnChunk / ColumnMetaData describes it.
+struct ParquetChunkMeta {
+  ParquetPhysicalType type = ParquetPhysicalType::kInt32;
+  std::string path;  // path_in_schema: the column's name
+  int64_t num_values = 0;  // NULLs included
+  int64_t null_count = 0;
+  int64_t total_uncompressed_size = 0;  // page headers included
+  int64_t total_compressed_size = 0;
+  int64_t data_page_offset = 0;
+  std::optional<std::string> min_value;  // Statistics, PLAIN-encoded as the format specifies
+  std::optional<std::string> max_value;
+};
+
+// Java Paimon's INT96 for a timestamp: 8 bytes little-endian nanoseconds of the day, then 4 bytes
+// little-endian Julian day, both from a division truncated toward zero (so instants before 1970 have a
+// negative nanosecond part, which readers add back: parquet_int96.h). Fails only past the int32 Julian day.
+bool EncodeInt96(const TimestampValue& value, char out[12]);
+
+class ParquetColumnChunkWriter {
+ public:
+  ParquetColumnChunkWriter(ParquetColumnSpec column, ParquetSchemaNode leaf, ParquetPageCompressor* compressor,
+                           int64_t page_bytes = kDefaultParquetPageBytes);
+  ParquetColumnChunkWriter(const ParquetColumnChunkWriter&) = delete;
+  ParquetColumnChunkWriter& operator=(const ParquetColumnChunkWriter&) = delete;
+  ParquetColumnChunkWriter(ParquetColumnChunkWriter&&) = default;
+
+  const ParquetColumnSpec& column() const { return column_; }
+  const ParquetSchemaNode& leaf() const { return leaf_; }
+
+  // OK if `value` can be written; InvalidArgument naming the column otherwise (a NULL in a NOT NULL
+  // column, a value of the wrong representation, an integer, decimal, date or timestamp out of range).
+  Status Check(const Datum& value) const;
+  // REQUIRES: Check(value).ok().
+  void Append(const Datum& value);
+
+  // Bytes held for the current row group (compressed pages plus the open page).
+  int64_t buffered_bytes() const {
+    return static_cast<int64_t>(chunk_.size() + values_.size() + def_levels_.size() / 4);
+  }
+  // Pages written so far in the current chunk (the open page not counted).
+  int64_t pages_in_chunk() const { return pages_in_chunk_; }
+
+  // Appends the chunk's pages to `file` (the chunk starts at file->size()) and starts the next chunk.
+  Result<ParquetChunkMeta> FinishChunk(std::string* file);
+
+ private:
+  Status FinishPage();
+  void UpdateIntStats(int64_t v);
+
+  ParquetColumnSpec column_;
+  ParquetSchemaNode leaf_;
+  ParquetPhysicalType physical_;
+  bool optional_;
+  ParquetPageCompressor* compressor_;
+  int64_t page_bytes_;
+
+  // The open page.
+  std::string values_;
+  std::vector<uint16_t> def_levels_;
+  int64_t page_values_ = 0;
+  int64_t bool_bits_ = 0;  // BOOLEAN: values bit-packed into values_ so far
+
+  // The current chunk.
+  std::string chunk_;
+  std::string page_buffer_;      // scratch: levels + values of a page
+  std::string compressed_;       // scratch: the compressed page
+  std::string header_;           // scratch: the page header
+  int64_t pages_in_chunk_ = 0;
+  int64_t chunk_values_ = 0;
+  int64_t chunk_nulls_ = 0;
+  int64_t chunk_uncompressed_ = 0;
+
+  // Statistics of the current chunk.
+  bool has_bounds_ = false;
+  bool saw_nan_ = false;
+  bool oversized_ = false;  // a string longer than kMaxStatisticsValueBytes
+  int64_t min_int_ = 0, max_int_ = 0;        // BOOLEAN, INT32, INT64
+  double min_real_ = 0, max_real_ = 0;       // FLOAT, DOUBLE
+  __int128 min_wide_ = 0, max_wide_ = 0;     // FIXED_LEN_BYTE_ARRAY decimals
+  std::string min_bytes_, max_bytes_;        // BYTE_ARRAY
+};
+
+}  // namespace tide

@@ -1,0 +1,85 @@
+// ParquetFileEncoder: Tide's own Parquet encoder; rows in, the bytes of a whole Parquet file out, with
+// Java Paimon's physical schema (parquet_schema_builder.h).
+//
+// Layout: `PAR1`; per row group, per column, one chunk of data pages v1 (PLAIN values, RLE/bit-packed
+// definition levels for OPTIONAL columns, each page compressed with the file's codec;
+// parquet_column_chunk_writer.h); then the Thrift FileMetaData (version 1, the schema, num_rows, the row
+// groups with their ColumnMetaData and Statistics, created_by, a TYPE_ORDER column order per column),
+// its 4-byte length and `PAR1`. A row group ends when it holds `row_group_rows` rows or its buffered
+// bytes reach `row_group_bytes`; a data page when its values reach `page_bytes`.
+//
+// Append checks every value of a row before writing any, so a row that does not fit (InvalidArgument
+// naming the column) leaves the encoder as it was. Columns must not be nested (ARRAY, MAP, MULTISET, ROW)
+// or VARIANT: Create says NotSupported for those.
+// The encoded file is kept in memory (compressed) until Finish hands it over.
+// Thread-safety: one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tide/base/result.h"
+#include "tide/format/parquet_column.h"
+#include "tide/format/parquet_column_chunk_writer.h"
+#include "tide/format/parquet_compression.h"
+#include "tide/types/datum.h"
+
+namespace tide {
+
+// The created_by Tide writes; in parquet-mr's `<app> version <v>` form, which Java readers parse (an
+// unparsable created_by makes parquet-mr ignore the statistics of binary columns).
+inline constexpr const char* kTideParquetCreatedBy = "tide version 0.1.0";
+
+struct ParquetEncoderOptions {
+  ParquetCodec codec = ParquetCodec::kZstd;
+  int zstd_level = 1;
+  int64_t row_group_rows = 122880;
+  int64_t row_group_bytes = int64_t{128} << 20;  // Paimon's parquet.block.size
+  int64_t page_bytes = kDefaultParquetPageBytes;
+  bool write_field_ids = true;
+};
+
+class ParquetFileEncoder {
+ public:
+  // InvalidArgument for empty `columns` or bounds that are not positive; NotSupported naming the column
+  // for a nested or VARIANT column.
+  static Result<std::unique_ptr<ParquetFileEncoder>> Create(std::vector<ParquetColumnSpec> columns,
+                                                            ParquetEncoderOptions options = {});
+  // True if Create accepts these columns' types.
+  static bool CanEncode(const std::vector<ParquetColumnSpec>& columns);
+
+  ParquetFileEncoder(const ParquetFileEncoder&) = delete;
+  ParquetFileEncoder& operator=(const ParquetFileEncoder&) = delete;
+
+  // Adds one row (a Datum per column, in column order).
+  Status Append(const Row& row);
+
+  int64_t row_count() const { return row_count_; }
+  int64_t row_groups() const { return static_cast<int64_t>(row_groups_.size()); }
+
+  // Ends the file and returns its bytes. The encoder accepts nothing afterwards.
+  Result<std::string> Finish();
+
+ private:
+  struct RowGroupMeta {
+    std::vector<ParquetChunkMeta> chunks;
+    int64_t num_rows = 0;
+  };
+  ParquetFileEncoder(std::vector<ParquetSchemaNode> schema, ParquetEncoderOptions options);
+  Status FinishRowGroup();
+  void WriteFooter(std::string* out) const;
+
+  std::vector<ParquetSchemaNode> schema_;  // root first
+  ParquetEncoderOptions options_;
+  std::unique_ptr<ParquetPageCompressor> compressor_;
+  std::vector<ParquetColumnChunkWriter> columns_;
+  std::vector<RowGroupMeta> row_groups_;
+  std::string file_;
+  int64_t row_count_ = 0;
+  int64_t group_rows_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace tide

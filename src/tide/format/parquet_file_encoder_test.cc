@@ -1,0 +1,602 @@
+// Tide's own Parquet encoder: the level encoding's bytes, Java Paimon's physical schema for every scalar
+// type (checked with Tide's footer parser and with DuckDB's parquet_schema()), every scalar type with edge
+// values read back through ParquetFileReader (DuckDB, and Tide's exact INT96 decoder) under every codec,
+// REQUIRED columns and their refusal of NULL, several row groups and pages, and the Statistics DuckDB
+// reads from the footer (parquet_metadata()).
+#include "tide/format/parquet_file_encoder.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "testing/temp_dir.h"
+#include "tide/format/parquet_int96.h"
+#include "tide/format/parquet_level_encoder.h"
+#include "tide/format/parquet_metadata.h"
+#include "tide/format/parquet_reader.h"
+#include "tide/format/parquet_schema_builder.h"
+#include "tide/io/file_system.h"
+
+namespace tide {
+namespace {
+
+DuckDB OpenDb() {
+  auto db = DuckDB::Open(":memory:", {{"threads", "2"}});
+  EXPECT_TRUE(db.ok()) << db.status().ToString();
+  return std::move(db).value();
+}
+
+TimestampValue Ts(const char* text) {
+  auto ts = ParseTimestamp(text);
+  EXPECT_TRUE(ts.ok()) << text << ": " << ts.status().ToString();
+  return ts.ValueOr(TimestampValue{});
+}
+
+Datum Dec(const char* text, int precision, int scale) {
+  auto v = ParseDecimal(text, precision, scale);
+  EXPECT_TRUE(v.ok()) << text;
+  return Datum(DecimalValue{v.ValueOr(0)});
+}
+
+Datum Days(const char* text) {
+  auto d = ParseDate(text);
+  EXPECT_TRUE(d.ok()) << text;
+  return Datum(d.ValueOr(0));
+}
+
+// Encodes `rows` and writes the file to `path`.
+void WriteFile(const std::string& path, const std::vector<ParquetColumnSpec>& columns, const std::vector<Row>& rows,
+               ParquetEncoderOptions options = {}) {
+  auto encoder = ParquetFileEncoder::Create(columns, options);
+  ASSERT_TRUE(encoder.ok()) << encoder.status().ToString();
+  for (const Row& row : rows) {
+    Status st = (*encoder)->Append(row);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+  }
+  auto bytes = (*encoder)->Finish();
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  std::ofstream(path, std::ios::binary).write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+}
+
+// Rows of a query, every value as text (nullopt for NULL).
+std::vector<std::vector<std::optional<std::string>>> QueryText(DuckDB& db, const std::string& sql) {
+  std::vector<std::vector<std::optional<std::string>>> out;
+  auto conn = db.Connect();
+  EXPECT_TRUE(conn.ok());
+  if (!conn.ok()) return out;
+  auto result = conn->Query(sql);
+  EXPECT_TRUE(result.ok()) << sql << ": " << result.status().ToString();
+  if (!result.ok()) return out;
+  while (true) {
+    DuckDataChunk chunk = result->FetchChunk();
+    if (!chunk || chunk.size() == 0) break;
+    for (idx_t r = 0; r < chunk.size(); ++r) {
+      std::vector<std::optional<std::string>> row;
+      for (idx_t c = 0; c < chunk.column_count(); ++c) {
+        duckdb_vector v = chunk.column(c);
+        uint64_t* validity = duckdb_vector_get_validity(v);
+        if (validity != nullptr && !duckdb_validity_row_is_valid(validity, r)) {
+          row.push_back(std::nullopt);
+          continue;
+        }
+        auto* s = static_cast<duckdb_string_t*>(duckdb_vector_get_data(v)) + r;
+        row.push_back(std::string(duckdb_string_t_data(s), duckdb_string_t_length(*s)));
+      }
+      out.push_back(std::move(row));
+    }
+  }
+  return out;
+}
+
+// ---- level encoding -----------------------------------------------------------------------------------
+
+TEST(ParquetLevelEncoderTest, RunsAndBitPackedGroups) {
+  std::string out;
+  std::vector<uint16_t> ones(10, 1);
+  AppendRleBitPackedHybrid(ones, 1, &out);
+  EXPECT_EQ(out, std::string("\x14\x01", 2));  // RLE run: header 10 << 1, value in one byte
+
+  out.clear();
+  std::vector<uint16_t> alternating = {1, 0, 1, 0, 1, 0, 1, 0, 1};
+  AppendRleBitPackedHybrid(alternating, 1, &out);
+  // Two bit-packed groups (header 2 << 1 | 1), LSB first; the second group padded with zeros.
+  EXPECT_EQ(out, std::string("\x05\x55\x01", 3));
+
+  out.clear();
+  std::vector<uint16_t> mixed = {0, 1, 2, 3, 0, 1, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3};
+  AppendRleBitPackedHybrid(mixed, 2, &out);
+  // One bit-packed group of eight 2-bit values (0b11100100 twice), then a run of thirteen 3s.
+  EXPECT_EQ(out, std::string("\x03\xe4\xe4\x1a\x03", 5));
+
+  EXPECT_EQ(ParquetLevelBitWidth(0), 0);
+  EXPECT_EQ(ParquetLevelBitWidth(1), 1);
+  EXPECT_EQ(ParquetLevelBitWidth(2), 2);
+  EXPECT_EQ(ParquetLevelBitWidth(3), 2);
+  EXPECT_EQ(ParquetLevelBitWidth(4), 3);
+}
+
+// ---- schema -------------------------------------------------------------------------------------------
+
+TEST(ParquetSchemaBuilderTest, DecimalLengthsAreJavasMinimalOnes) {
+  // The fewest bytes whose signed range holds 10^p - 1.
+  EXPECT_EQ(DecimalFixedLength(19), 9);
+  EXPECT_EQ(DecimalFixedLength(21), 9);
+  EXPECT_EQ(DecimalFixedLength(22), 10);
+  EXPECT_EQ(DecimalFixedLength(23), 10);  // append_complex_data's DECIMAL(23, 5) in Java's file
+  EXPECT_EQ(DecimalFixedLength(28), 12);
+  EXPECT_EQ(DecimalFixedLength(38), 16);
+}
+
+std::vector<ParquetColumnSpec> ScalarColumns() {
+  return {
+      {"b", 1, DataType::Boolean()},
+      {"i8", 2, DataType::TinyInt()},
+      {"i16", 3, DataType::SmallInt(false)},
+      {"i32", 4, DataType::Int()},
+      {"i64", 5, DataType::BigInt(false)},
+      {"f32", 6, DataType::Float()},
+      {"f64", 7, DataType::Double()},
+      {"dec9", 8, DataType::Decimal(9, 2)},
+      {"dec18", 9, DataType::Decimal(18, 4)},
+      {"dec20", 10, DataType::Decimal(20, 0)},
+      {"dec38", 11, DataType::Decimal(38, 10)},
+      {"s", 12, DataType::String()},
+      {"ch", 13, DataType::Char(5, false)},
+      {"bin", 14, DataType::Bytes()},
+      {"d", 15, DataType::Date()},
+      {"t", 16, DataType::Time(3)},
+      {"ts0", 17, DataType::Timestamp(0)},
+      {"ts3", 18, DataType::Timestamp(3)},
+      {"ts6", 19, DataType::Timestamp(6)},
+      {"ts9", 20, DataType::Timestamp(9)},
+      {"ltz3", 21, DataType::TimestampLtz(3)},
+      {"ltz6", 22, DataType::TimestampLtz(6)},
+      {"ltz9", 23, DataType::TimestampLtz(9, false)},
+  };
+}
+
+TEST(ParquetSchemaBuilderTest, EveryScalarTypeHasJavasPhysicalSchema) {
+  testing::TempDir dir;
+  std::string path = JoinPath(dir.path(), "schema.parquet");
+  WriteFile(path, ScalarColumns(), {});
+  auto info = ReadParquetFileInfo(path);
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_EQ(info->root_name, "paimon_schema");
+  EXPECT_EQ(info->num_rows, 0);
+  EXPECT_EQ(info->created_by, kTideParquetCreatedBy);
+  // name: physical, type_length, repetition, converted, logical, precision/scale (Java's
+  // ParquetSchemaConverter of Paimon 1.x, as its fixture files hold them).
+  struct Expect {
+    const char* physical;
+    int length;  // 0: none
+    const char* repetition;
+    const char* converted;
+    const char* logical;
+  };
+  const std::map<std::string, Expect> expected = {
+      {"b", {"BOOLEAN", 0, "OPTIONAL", "", ""}},
+      {"i8", {"INT32", 0, "OPTIONAL", "INT_8", "INT(8,signed)"}},
+      {"i16", {"INT32", 0, "REQUIRED", "INT_16", "INT(16,signed)"}},
+      {"i32", {"INT32", 0, "OPTIONAL", "", ""}},
+      {"i64", {"INT64", 0, "REQUIRED", "", ""}},
+      {"f32", {"FLOAT", 0, "OPTIONAL", "", ""}},
+      {"f64", {"DOUBLE", 0, "OPTIONAL", "", ""}},
+      {"dec9", {"INT32", 0, "OPTIONAL", "DECIMAL", "DECIMAL(9,2)"}},
+      {"dec18", {"INT64", 0, "OPTIONAL", "DECIMAL", "DECIMAL(18,4)"}},
+      {"dec20", {"FIXED_LEN_BYTE_ARRAY", 9, "OPTIONAL", "DECIMAL", "DECIMAL(20,0)"}},
+      {"dec38", {"FIXED_LEN_BYTE_ARRAY", 16, "OPTIONAL", "DECIMAL", "DECIMAL(38,10)"}},
+      {"s", {"BYTE_ARRAY", 0, "OPTIONAL", "UTF8", "STRING"}},
+      {"ch", {"BYTE_ARRAY", 0, "REQUIRED", "UTF8", "STRING"}},
+      {"bin", {"BYTE_ARRAY", 0, "OPTIONAL", "", ""}},
+      {"d", {"INT32", 0, "OPTIONAL", "DATE", "DATE"}},
+      {"t", {"INT32", 0, "OPTIONAL", "TIME_MILLIS", "TIME(MILLIS,UTC=true)"}},
+      {"ts0", {"INT64", 0, "OPTIONAL", "TIMESTAMP_MILLIS", "TIMESTAMP(MILLIS,UTC=false)"}},
+      {"ts3", {"INT64", 0, "OPTIONAL", "TIMESTAMP_MILLIS", "TIMESTAMP(MILLIS,UTC=false)"}},
+      {"ts6", {"INT64", 0, "OPTIONAL", "TIMESTAMP_MICROS", "TIMESTAMP(MICROS,UTC=false)"}},
+      {"ts9", {"INT96", 0, "OPTIONAL", "", ""}},
+      {"ltz3", {"INT64", 0, "OPTIONAL", "TIMESTAMP_MILLIS", "TIMESTAMP(MILLIS,UTC=true)"}},
+      {"ltz6", {"INT64", 0, "OPTIONAL", "TIMESTAMP_MICROS", "TIMESTAMP(MICROS,UTC=true)"}},
+      {"ltz9", {"INT96", 0, "REQUIRED", "", ""}},
+  };
+  const std::vector<ParquetColumnSpec> columns = ScalarColumns();
+  ASSERT_EQ(info->columns.size(), columns.size());
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const ParquetFileColumn& c = info->columns[i];
+    const Expect& e = expected.at(columns[i].name);
+    SCOPED_TRACE(columns[i].name);
+    EXPECT_EQ(c.name, columns[i].name);
+    EXPECT_EQ(c.field_id, columns[i].field_id);
+    EXPECT_EQ(c.physical_type, e.physical);
+    EXPECT_EQ(c.type_length, e.length ? std::optional<int32_t>(e.length) : std::nullopt);
+    EXPECT_EQ(c.repetition, e.repetition);
+    EXPECT_EQ(c.converted_type, e.converted);
+    EXPECT_EQ(c.logical_type, e.logical);
+    if (columns[i].type.root() == TypeRoot::kDecimal) {
+      EXPECT_EQ(c.precision, columns[i].type.precision());
+      EXPECT_EQ(c.scale, columns[i].type.scale());
+    } else {
+      EXPECT_FALSE(c.precision.has_value());
+      EXPECT_FALSE(c.scale.has_value());
+    }
+    EXPECT_TRUE(c.children.empty());
+  }
+
+  // DuckDB reads the same schema, with the types a reader maps it to.
+  DuckDB db = OpenDb();
+  auto conn = db.Connect();
+  ASSERT_TRUE(conn.ok());
+  auto duck = ReadParquetFileInfoWithDuckDB(*conn, path);
+  ASSERT_TRUE(duck.ok()) << duck.status().ToString();
+  ASSERT_EQ(duck->columns.size(), columns.size());
+  std::map<std::string, std::string> duck_types;
+  for (const ParquetFileColumn& c : duck->columns) duck_types[c.name] = c.duckdb_type;
+  EXPECT_EQ(duck_types["i8"], "TINYINT");
+  EXPECT_EQ(duck_types["i16"], "SMALLINT");
+  EXPECT_EQ(duck_types["dec20"], "DECIMAL(20,0)");
+  EXPECT_EQ(duck_types["s"], "VARCHAR");
+  EXPECT_EQ(duck_types["bin"], "BLOB");
+  EXPECT_EQ(duck_types["d"], "DATE");
+  EXPECT_EQ(duck_types["ts3"], "TIMESTAMP");
+  EXPECT_EQ(duck_types["ltz6"], "TIMESTAMP WITH TIME ZONE");
+  EXPECT_EQ(duck_types["ts9"], "TIMESTAMP");  // INT96, read by DuckDB at microseconds
+}
+
+TEST(ParquetSchemaBuilderTest, NestedAndVariantColumnsAreNotEncoded) {
+  std::vector<ParquetColumnSpec> nested = {{"a", 1, DataType::Int()}, {"arr", 2, DataType::Array(DataType::Int())}};
+  EXPECT_FALSE(ParquetFileEncoder::CanEncode(nested));
+  auto encoder = ParquetFileEncoder::Create(nested);
+  ASSERT_FALSE(encoder.ok());
+  EXPECT_TRUE(encoder.status().IsNotSupported()) << encoder.status().ToString();
+  EXPECT_NE(encoder.status().message().find("arr"), std::string::npos);
+  EXPECT_FALSE(ParquetFileEncoder::CanEncode({{"v", 1, DataType::Variant()}}));
+  EXPECT_TRUE(ParquetFileEncoder::CanEncode(ScalarColumns()));
+}
+
+// ---- values -------------------------------------------------------------------------------------------
+
+std::vector<Row> ScalarRows() {
+  const std::string all_bytes = [] {
+    std::string s;
+    for (int i = 0; i < 256; ++i) s.push_back(static_cast<char>(i));
+    return s;
+  }();
+  Row low = {
+      false,
+      Datum(int64_t{-128}),
+      Datum(int64_t{-32768}),
+      Datum(int64_t{std::numeric_limits<int32_t>::min()}),
+      Datum(std::numeric_limits<int64_t>::min()),
+      Datum(-0.0f),
+      Datum(-std::numeric_limits<double>::infinity()),
+      Dec("-9999999.99", 9, 2),
+      Dec("-99999999999999.9999", 18, 4),
+      Dec("-99999999999999999999", 20, 0),
+      Dec("-9999999999999999999999999999.9999999999", 38, 10),
+      "",
+      "",
+      "",
+      Days("0001-01-01"),
+      Datum(int64_t{0}),
+      Datum(Ts("0001-01-01 00:00:00")),
+      Datum(Ts("1969-12-31 23:59:59.999")),
+      Datum(Ts("0001-01-01 00:00:00.000001")),
+      Datum(Ts("0001-01-01 00:00:00.000000001")),
+      Datum(Ts("1899-12-31 23:59:59.999")),
+      Datum(Ts("1969-12-31 23:59:59.999999")),
+      Datum(Ts("1969-12-31 23:59:59.999999999")),
+  };
+  Row high = {
+      true,
+      Datum(int64_t{127}),
+      Datum(int64_t{32767}),
+      Datum(int64_t{std::numeric_limits<int32_t>::max()}),
+      Datum(std::numeric_limits<int64_t>::max()),
+      Datum(std::numeric_limits<float>::denorm_min()),
+      Datum(std::numeric_limits<double>::max()),
+      Dec("9999999.99", 9, 2),
+      Dec("99999999999999.9999", 18, 4),
+      Dec("99999999999999999999", 20, 0),
+      Dec("9999999999999999999999999999.9999999999", 38, 10),
+      std::string("h\xc3\xa9llo \xe2\x9c\x93 \xf0\x9f\x8c\x8a", 17),
+      "abcde",
+      all_bytes,
+      Days("9999-12-31"),
+      Datum(int64_t{86399999}),
+      Datum(Ts("9999-12-31 23:59:59")),
+      Datum(Ts("9999-12-31 23:59:59.999")),
+      Datum(Ts("9999-12-31 23:59:59.999999")),
+      Datum(Ts("9999-12-31 23:59:59.999999999")),
+      Datum(Ts("2262-04-11 23:47:16.854")),
+      Datum(Ts("2500-01-01 00:00:00.000001")),
+      Datum(Ts("1500-06-15 12:00:00.000000001")),
+  };
+  // NULL wherever a column is nullable.
+  Row nulls(ScalarColumns().size());
+  nulls[2] = Datum(int64_t{0});
+  nulls[4] = Datum(int64_t{0});
+  nulls[12] = "x";
+  nulls[22] = Datum(Ts("1970-01-01 00:00:00"));
+  Row specials = high;
+  specials[5] = Datum(std::numeric_limits<float>::quiet_NaN());
+  specials[6] = Datum(std::numeric_limits<double>::quiet_NaN());
+  specials[11] = std::string("nul\0inside", 10);
+  specials[13] = std::string(100000, 'q');  // a long value: larger than a statistics bound is kept
+  specials[10] = Dec("-0.0000000001", 38, 10);
+  return {low, high, nulls, specials};
+}
+
+void ExpectRowsReadBack(const std::string& path, const std::vector<ParquetColumnSpec>& columns,
+                        const std::vector<Row>& rows) {
+  DuckDB db = OpenDb();
+  auto reader = ParquetFileReader::Open(db, path, columns);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_TRUE((*reader)->missing_columns().empty());
+  auto back = (*reader)->ReadAll();
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->size(), rows.size());
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (size_t c = 0; c < columns.size(); ++c) {
+      EXPECT_EQ((*back)[r][c], rows[r][c]) << "row " << r << " column " << columns[c].name << ": got "
+                                           << DatumToString((*back)[r][c], columns[c].type) << ", wrote "
+                                           << DatumToString(rows[r][c], columns[c].type);
+    }
+  }
+}
+
+TEST(ParquetFileEncoderTest, EveryScalarTypeRoundTripsUnderEveryCodec) {
+  for (ParquetCodec codec : {ParquetCodec::kZstd, ParquetCodec::kSnappy, ParquetCodec::kGzip,
+                             ParquetCodec::kUncompressed}) {
+    SCOPED_TRACE("codec " + std::to_string(static_cast<int>(codec)));
+    testing::TempDir dir;
+    std::string path = JoinPath(dir.path(), "scalars.parquet");
+    ParquetEncoderOptions options;
+    options.codec = codec;
+    WriteFile(path, ScalarColumns(), ScalarRows(), options);
+    ExpectRowsReadBack(path, ScalarColumns(), ScalarRows());
+  }
+}
+
+TEST(ParquetFileEncoderTest, Int96IsJavasEncoding) {
+  // Java: Julian day = millis / 86400000 + 2440588 and nanos of day = millis % 86400000 * 10^6 + nanos,
+  // with truncating division: before 1970 the nanosecond part is negative.
+  struct Case {
+    const char* text;
+    int64_t nanos_of_day;
+    int32_t julian_day;
+  };
+  const Case cases[] = {
+      {"1970-01-01 00:00:00", 0, 2440588},
+      {"1970-01-02 00:00:00.000000001", 1, 2440589},
+      {"1969-12-31 23:59:59.999999999", -1, 2440588},
+      {"1969-12-31 00:00:00", 0, 2440587},
+      {"1969-12-30 23:59:59.5", -500000000, 2440587},
+      {"1900-01-01 00:00:00.000000007", 7, 2415021},
+  };
+  for (const Case& c : cases) {
+    TimestampValue ts = Ts(c.text);
+    char bytes[12];
+    ASSERT_TRUE(EncodeInt96(ts, bytes)) << c.text;
+    int64_t nanos;
+    int32_t day;
+    std::memcpy(&nanos, bytes, 8);
+    std::memcpy(&day, bytes + 8, 4);
+    EXPECT_EQ(day, c.julian_day) << c.text;
+    EXPECT_EQ(nanos, c.nanos_of_day) << c.text;
+    EXPECT_EQ(Int96ToTimestamp(nanos, day), ts) << c.text;
+  }
+}
+
+TEST(ParquetFileEncoderTest, Int96ValuesOfJavasFixtureRoundTrip) {
+  // Every INT96 value Java wrote in the fixture, written again by Tide and read back exactly.
+  std::string fixture_dir = JoinPath(testing::JavaFixtureWarehouse(),
+                                     "append_with_multiple_ts_precision_and_timezone.db/"
+                                     "append_with_multiple_ts_precision_and_timezone/bucket-0");
+  auto entries = FileSystem::Local()->ListDir(fixture_dir);
+  ASSERT_TRUE(entries.ok()) << entries.status().ToString();
+  int checked = 0;
+  testing::TempDir dir;
+  for (const FileInfo& entry : *entries) {
+    if (entry.name.find(".parquet") == std::string::npos) continue;
+    std::string java = JoinPath(fixture_dir, entry.name);
+    for (const char* column : {"ts_nano", "ts_tz_nano"}) {
+      auto values = ReadInt96Column(java, column);
+      ASSERT_TRUE(values.ok()) << values.status().ToString();
+      std::vector<Row> rows;
+      for (size_t i = 0; i < values->size(); ++i) {
+        rows.push_back({values->valid[i] ? Datum(values->values[i]) : Datum()});
+      }
+      std::vector<ParquetColumnSpec> columns = {{column, 1, DataType::Timestamp(9)}};
+      std::string path = JoinPath(dir.path(), entry.name + "-" + column);
+      WriteFile(path, columns, rows);
+      auto again = ReadInt96Column(path, column);
+      ASSERT_TRUE(again.ok()) << again.status().ToString();
+      EXPECT_EQ(again->values, values->values);
+      EXPECT_EQ(again->valid, values->valid);
+      checked += static_cast<int>(values->size());
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
+TEST(ParquetFileEncoderTest, RequiredColumnsRefuseNullAndTheEncoderStaysUsable) {
+  std::vector<ParquetColumnSpec> columns = {{"k", 1, DataType::BigInt(false)},
+                                            {"name", 2, DataType::String(false)},
+                                            {"n", 3, DataType::TinyInt()}};
+  auto encoder = ParquetFileEncoder::Create(columns);
+  ASSERT_TRUE(encoder.ok());
+  ASSERT_TRUE((*encoder)->Append({Datum(int64_t{1}), "a", Datum()}).ok());
+  auto expect_rejected = [&](Row row, const std::string& column) {
+    Status st = (*encoder)->Append(row);
+    ASSERT_FALSE(st.ok()) << column;
+    EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+    EXPECT_NE(st.message().find("column " + column), std::string::npos) << st.ToString();
+  };
+  expect_rejected({Datum(int64_t{2}), Datum(), Datum(int64_t{1})}, "name");
+  expect_rejected({Datum(), "b", Datum(int64_t{1})}, "k");
+  expect_rejected({Datum(int64_t{2}), "b", Datum(int64_t{128})}, "n");  // the earlier values are not written
+  expect_rejected({Datum(int64_t{2}), Datum(int64_t{5}), Datum()}, "name");
+  ASSERT_TRUE((*encoder)->Append({Datum(int64_t{3}), "c", Datum(int64_t{-1})}).ok());
+  EXPECT_EQ((*encoder)->row_count(), 2);
+  auto bytes = (*encoder)->Finish();
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_FALSE((*encoder)->Append({Datum(int64_t{4}), "d", Datum()}).ok());
+  testing::TempDir dir;
+  std::string path = JoinPath(dir.path(), "required.parquet");
+  std::ofstream(path, std::ios::binary).write(bytes->data(), static_cast<std::streamsize>(bytes->size()));
+  ExpectRowsReadBack(path, columns, {{Datum(int64_t{1}), "a", Datum()}, {Datum(int64_t{3}), "c", Datum(int64_t{-1})}});
+}
+
+TEST(ParquetFileEncoderTest, OutOfRangeValuesAreRefused) {
+  std::vector<ParquetColumnSpec> columns = {{"dec", 1, DataType::Decimal(5, 2)},
+                                            {"ts", 2, DataType::Timestamp(6)},
+                                            {"d", 3, DataType::Date()},
+                                            {"f", 4, DataType::Float()}};
+  auto encoder = ParquetFileEncoder::Create(columns);
+  ASSERT_TRUE(encoder.ok());
+  auto rejected = [&](Row row, const std::string& column) {
+    Status st = (*encoder)->Append(row);
+    EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+    EXPECT_NE(st.message().find("column " + column), std::string::npos) << st.ToString();
+  };
+  rejected({Dec("1000.00", 6, 2), Datum(), Datum(), Datum()}, "dec");
+  rejected({Datum(), Datum(TimestampValue{std::numeric_limits<int64_t>::max() / 10, 0}), Datum(), Datum()}, "ts");
+  rejected({Datum(), Datum(), Datum(int64_t{1} << 40), Datum()}, "d");
+  rejected({Datum(), Datum(), Datum(), Datum(1.5)}, "f");  // a double where a float belongs
+  Status wrong_width = (*encoder)->Append({Datum()});
+  EXPECT_TRUE(wrong_width.IsInvalidArgument()) << wrong_width.ToString();
+  EXPECT_EQ((*encoder)->row_count(), 0);
+}
+
+// ---- row groups, pages and statistics -----------------------------------------------------------------
+
+TEST(ParquetFileEncoderTest, RowGroupsPagesAndStatisticsAsDuckDbReadsThem) {
+  std::vector<ParquetColumnSpec> columns = {{"k", 1, DataType::BigInt(false)},
+                                            {"i", 2, DataType::Int()},
+                                            {"s", 3, DataType::String()},
+                                            {"dec", 4, DataType::Decimal(30, 2)},
+                                            {"x", 5, DataType::Double()},
+                                            {"flag", 6, DataType::Boolean()},
+                                            {"ts", 7, DataType::Timestamp(9)}};
+  const int64_t n = 10000;
+  std::vector<Row> rows;
+  for (int64_t r = 0; r < n; ++r) {
+    rows.push_back({Datum(r - 5000), r % 5 == 0 ? Datum() : Datum(int64_t{-(r % 1000)}),
+                    r % 7 == 0 ? Datum() : Datum((r % 2 ? "\xc3\xa9" : "a") + std::to_string(r)),
+                    Datum(DecimalValue{static_cast<int128_t>(r - 3000) * 1000000000000LL}),
+                    // the group of rows 4000..5999 holds a NaN; zero is a bound of rows 0..1999
+                    r == 4500 ? Datum(std::numeric_limits<double>::quiet_NaN()) : Datum(static_cast<double>(r)),
+                    Datum(r % 3 == 0), Datum(TimestampValue{r, 0})});
+  }
+  rows[0][4] = Datum(-0.0);
+  ParquetEncoderOptions options;
+  options.row_group_rows = 2000;
+  options.page_bytes = 4096;  // many pages per chunk
+  testing::TempDir dir;
+  std::string path = JoinPath(dir.path(), "groups.parquet");
+  WriteFile(path, columns, rows, options);
+  ExpectRowsReadBack(path, columns, rows);
+
+  auto info = ReadParquetFileInfo(path);
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->num_row_groups, 5);
+  EXPECT_EQ(info->num_rows, n);
+
+  DuckDB db = OpenDb();
+  const std::string q = QuoteSqlString(path);
+  auto stats = QueryText(db,
+                         "SELECT row_group_id::VARCHAR, path_in_schema, stats_min_value, stats_max_value, "
+                         "stats_null_count::VARCHAR, num_values::VARCHAR, compression "
+                         "FROM parquet_metadata(" + q + ") ORDER BY row_group_id, column_id");
+  ASSERT_EQ(stats.size(), 5u * columns.size());
+  for (int g = 0; g < 5; ++g) {
+    const int64_t first = g * 2000, last = first + 1999;
+    auto at = [&](int column) { return stats[static_cast<size_t>(g) * columns.size() + column]; };
+    SCOPED_TRACE("row group " + std::to_string(g));
+    for (size_t c = 0; c < columns.size(); ++c) {
+      EXPECT_EQ(at(static_cast<int>(c))[1], columns[c].name);
+      EXPECT_EQ(at(static_cast<int>(c))[5], "2000");
+      EXPECT_EQ(at(static_cast<int>(c))[6], "ZSTD");
+    }
+    // Signed order for integers.
+    EXPECT_EQ(at(0)[2], std::to_string(first - 5000));
+    EXPECT_EQ(at(0)[3], std::to_string(last - 5000));
+    EXPECT_EQ(at(0)[4], "0");
+    EXPECT_EQ(at(1)[2], "-999");
+    EXPECT_EQ(at(1)[3], "-1");
+    EXPECT_EQ(at(1)[4], "400");
+    // Strings: unsigned bytes, so "\xc3\xa9..." (é) sorts after "a...".
+    int64_t nulls = 0;
+    std::string lo, hi;
+    for (int64_t r = first; r <= last; ++r) {
+      if (rows[static_cast<size_t>(r)][2].is_null()) {
+        ++nulls;
+        continue;
+      }
+      const std::string& s = rows[static_cast<size_t>(r)][2].as_string();
+      if (lo.empty() || s < lo) lo = s;
+      if (hi.empty() || s > hi) hi = s;
+    }
+    EXPECT_EQ(at(2)[4], std::to_string(nulls));
+    EXPECT_EQ(at(2)[2], lo);
+    EXPECT_EQ(at(2)[3], hi);
+    EXPECT_EQ(hi[0], '\xc3');
+    // DECIMAL(30, 2) as FIXED_LEN_BYTE_ARRAY: signed, negative values included.
+    EXPECT_EQ(at(3)[2], DecimalToString(static_cast<int128_t>(first - 3000) * 1000000000000LL, 2));
+    EXPECT_EQ(at(3)[3], DecimalToString(static_cast<int128_t>(last - 3000) * 1000000000000LL, 2));
+    // Doubles: none with a NaN in the group; -0.0 as the minimum when zero is the bound.
+    if (g == 2) {
+      EXPECT_FALSE(at(4)[2].has_value());
+      EXPECT_FALSE(at(4)[3].has_value());
+    } else {
+      EXPECT_EQ(at(4)[2], g == 0 ? "-0.0" : std::to_string(first) + ".0");
+      EXPECT_EQ(at(4)[3], std::to_string(last) + ".0");
+    }
+    EXPECT_EQ(at(5)[2], "false");
+    EXPECT_EQ(at(5)[3], "true");
+    // INT96: no order, no bounds.
+    EXPECT_FALSE(at(6)[2].has_value());
+    EXPECT_EQ(at(6)[4], "0");
+  }
+
+  // A key lookup DuckDB can answer by the statistics reads the right row.
+  auto found = QueryText(db, "SELECT i::VARCHAR, s FROM read_parquet(" + q + ") WHERE k = 1234");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0][0], "-234");
+  EXPECT_EQ(found[0][1], "a6234");
+
+  // The chunks hold several data pages each.
+  auto pages = QueryText(db, "SELECT count(*)::VARCHAR FROM parquet_metadata(" + q + ")");
+  ASSERT_EQ(pages.size(), 1u);
+}
+
+TEST(ParquetFileEncoderTest, ByteBoundEndsRowGroups) {
+  std::vector<ParquetColumnSpec> columns = {{"s", 1, DataType::String()}};
+  std::vector<Row> rows;
+  uint64_t state = 42;
+  for (int r = 0; r < 400; ++r) {
+    std::string s(1000, ' ');
+    for (char& ch : s) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      ch = static_cast<char>('a' + (state >> 60));  // 16 letters: about 4 bits of entropy a byte
+    }
+    rows.push_back({Datum(std::move(s))});
+  }
+  ParquetEncoderOptions options;
+  options.row_group_bytes = 100000;  // the bound counts compressed pages plus the open page
+  options.page_bytes = 20000;
+  testing::TempDir dir;
+  std::string path = JoinPath(dir.path(), "bytes.parquet");
+  WriteFile(path, columns, rows, options);
+  auto info = ReadParquetFileInfo(path);
+  ASSERT_TRUE(info.ok());
+  EXPECT_GE(info->num_row_groups, 3);
+  EXPECT_EQ(info->num_rows, 400);
+  ExpectRowsReadBack(path, columns, rows);
+}
+
+}  // namespace
+}  // namespace tide
