@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "tide/format/duckdb_vector_encoder.h"
+#include "tide/format/parquet_compression.h"
 #include "tide/io/file_system.h"
 
 namespace tide {
@@ -93,13 +94,36 @@ Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Create(const DuckD
   writer->path_ = std::move(path);
   writer->columns_ = std::move(columns);
   writer->options_ = std::move(options);
+  for (size_t i = 0; i < writer->columns_.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (writer->columns_[j].name == writer->columns_[i].name) {
+        return Status::InvalidArgument("Parquet file {}: column {} is listed twice", writer->path_,
+                                       writer->columns_[i].name);
+      }
+    }
+  }
+  std::optional<ParquetCodec> codec = ParquetCodecNamed(writer->options_.compression);
+  if (codec && ParquetFileEncoder::CanEncode(writer->columns_)) {
+    ParquetEncoderOptions encoder_options;
+    encoder_options.codec = *codec;
+    encoder_options.zstd_level = writer->options_.compression_level;
+    encoder_options.row_group_rows = writer->options_.row_group_rows;
+    encoder_options.row_group_bytes = writer->options_.row_group_bytes;
+    encoder_options.write_field_ids = writer->options_.write_field_ids;
+    auto encoder = ParquetFileEncoder::Create(writer->columns_, encoder_options);
+    if (!encoder.ok()) return encoder.status().WithContext("Parquet file " + writer->path_);
+    writer->encoder_ = std::move(*encoder);
+    return writer;
+  }
+  return CreateThroughDuckDB(db, std::move(writer));
+}
+
+Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::CreateThroughDuckDB(
+    const DuckDB& db, std::unique_ptr<ParquetFileWriter> writer) {
   std::string create = std::string("CREATE TEMP TABLE ") + kTable + " (";
   for (size_t i = 0; i < writer->columns_.size(); ++i) {
     const ParquetColumnSpec& column = writer->columns_[i];
     for (size_t j = 0; j < i; ++j) {
-      if (writer->columns_[j].name == column.name) {
-        return Status::InvalidArgument("Parquet file {}: column {} is listed twice", writer->path_, column.name);
-      }
       if (strcasecmp(writer->columns_[j].name.c_str(), column.name.c_str()) == 0) {
         return Status::NotSupported(
             "Parquet file {}: columns {} and {} differ only in case, which DuckDB cannot write (it renames one)",
@@ -139,6 +163,12 @@ Status ParquetFileWriter::FlushChunk() {
 
 Status ParquetFileWriter::Append(const Row& row) {
   if (finished_) return Status::InvalidArgument("Parquet file {}: append after Finish", path_);
+  if (encoder_ != nullptr) {
+    Status st = encoder_->Append(row);
+    if (!st.ok()) return st.WithContext("Parquet file " + path_);
+    ++row_count_;
+    return Status::OK();
+  }
   if (row.size() != columns_.size()) {
     return Status::InvalidArgument("Parquet file {}: a row has {} values but the file has {} columns", path_,
                                    row.size(), columns_.size());
@@ -172,6 +202,7 @@ std::string ParquetFileWriter::FieldIdsOption() const {
 Result<ParquetWriteResult> ParquetFileWriter::Finish() {
   if (finished_) return Status::InvalidArgument("Parquet file {}: Finish called twice", path_);
   finished_ = true;
+  if (encoder_ != nullptr) return FinishEncoded();
   TIDE_RETURN_IF_ERROR(FlushChunk());
   Status closed = appender_.Close();
   if (!closed.ok()) return closed.WithContext("Parquet file " + path_);
@@ -215,6 +246,37 @@ Result<ParquetWriteResult> ParquetFileWriter::Finish() {
   if (!dir.empty()) TIDE_RETURN_IF_ERROR(FsyncPath(dir, true));
   TIDE_ASSIGN_OR_RETURN(FileInfo info, fs->Stat(path_));
   return ParquetWriteResult{path_, row_count_, static_cast<int64_t>(info.size)};
+}
+
+Result<ParquetWriteResult> ParquetFileWriter::FinishEncoded() {
+  Result<std::string> encoded = encoder_->Finish();
+  encoder_.reset();
+  if (!encoded.ok()) return encoded.status().WithContext("Parquet file " + path_);
+  const std::string& bytes = *encoded;
+
+  FileSystem* fs = FileSystem::Local();
+  TIDE_ASSIGN_OR_RETURN(bool exists, fs->Exists(path_));
+  if (exists) return Status::AlreadyExists("Parquet file {} already exists; data files are never replaced", path_);
+  std::string dir(DirName(path_));
+  if (!dir.empty()) TIDE_RETURN_IF_ERROR(fs->MakeDirs(dir));
+  const std::string temp = path_ + TempSuffix();
+  auto write_temp = [&]() -> Status {
+    TIDE_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, fs->NewWritableFile(temp));
+    TIDE_RETURN_IF_ERROR(file->Append(bytes));
+    return file->Close();  // fsyncs
+  };
+  Status written = write_temp();
+  if (!written.ok()) {
+    fs->DeleteFile(temp).IgnoreError();
+    return written.WithContext("writing Parquet file " + path_);
+  }
+  Status renamed = fs->RenameNoReplace(temp, path_);
+  if (!renamed.ok()) {
+    fs->DeleteFile(temp).IgnoreError();
+    return renamed;
+  }
+  if (!dir.empty()) TIDE_RETURN_IF_ERROR(FsyncPath(dir, true));
+  return ParquetWriteResult{path_, row_count_, static_cast<int64_t>(bytes.size())};
 }
 
 }  // namespace tide

@@ -1,34 +1,35 @@
-// ParquetFileWriter: writes Tide Rows to one Parquet data file through DuckDB.
+// ParquetFileWriter: writes Tide Rows to one Parquet data file, with Java Paimon's physical schema.
 //
-// Rows are encoded into DuckDB data chunks (duckdb_vector_encoder.h gives the Paimon-to-Parquet type
-// mapping) and appended to a temporary table on the writer's own connection; Finish() runs DuckDB's
-// `COPY ... TO (FORMAT parquet)` with the Paimon field ids (FIELD_IDS), the codec (zstd, level 1, as
-// Paimon's defaults) and the row-group size, into a temporary name beside the target, fsyncs the file and
-// renames it to the target without replacing anything. So a file at the target path is always complete,
-// and an existing file is never overwritten (AlreadyExists).
+// Files of non-nested columns (every table Tide writes today but those with ARRAY, MAP, MULTISET or ROW
+// columns) go through Tide's own encoder (parquet_file_encoder.h): the schema is Java Paimon 1.x's exactly
+// (parquet_schema_builder.h: root `paimon_schema`, REQUIRED for NOT NULL columns, INT96 for
+// TIMESTAMP(7..9) and TIMESTAMP_LTZ(7..9), isAdjustedToUTC=true for TIMESTAMP_LTZ, minimal
+// FIXED_LEN_BYTE_ARRAY for DECIMAL above 18 digits, bare INT32/INT64 for INT/BIGINT, logical and converted
+// types as parquet-mr writes them, TIME(MILLIS), field ids); data pages v1, PLAIN, zstd level 1 by
+// default, ~1 MiB pages, row groups bounded by rows and bytes, Statistics with min/max in Parquet's sort
+// order. What differs from Java's files: created_by ("tide version ..."), sizes, page boundaries and
+// encodings (Java uses dictionaries and may write v2 pages; Tide writes PLAIN v1 pages), and Java's
+// column and offset indexes and deprecated min/max statistics, which Tide does not write.
 //
-// What DuckDB 1.4 cannot reproduce of Java Paimon's physical schema (readers, Tide's and Java's, read the
-// values correctly regardless):
-//   * TIMESTAMP(7..9) / TIMESTAMP_LTZ(7..9) are INT64 TIMESTAMP(NANOS), both with isAdjustedToUTC=false,
-//     not INT96 (DuckDB cannot write INT96, and has no nanosecond TIMESTAMPTZ); values must lie in
-//     1677..2262. Java readers that take the unit of an INT64 timestamp from the file's annotation read
-//     them; older ones, which assume millis or micros from the precision, do not.
-//   * TIMESTAMP_LTZ(0..3) carries isAdjustedToUTC=false (DuckDB has no millisecond TIMESTAMPTZ).
-//   * TIME is INT32 milliseconds without the TIME(MILLIS) annotation.
-//   * DECIMAL with precision above 18 is FIXED_LEN_BYTE_ARRAY(16), not the minimal length.
-//   * Every column is OPTIONAL: DuckDB does not write REQUIRED for NOT NULL columns (map keys excepted),
-//     and its COPY ... TO (FORMAT parquet) has no option for it (a NOT NULL column of the copied table
-//     is still written OPTIONAL).
-//   * Top-level columns whose names differ only in case cannot be written (NotSupported): DuckDB
-//     renames one of them.
-//   * INT and BIGINT carry INT_32 / INT_64 converted types; TINYINT, SMALLINT, DATE and strings carry
-//     only their converted types (INT_8, INT_16, DATE, UTF8), without the logical types Java adds; the
-//     MAP's key_value group has no MAP_KEY_VALUE annotation; the root message is `duckdb_schema`, not
-//     `paimon_schema` (or `schema`, Java 1.3); created_by names DuckDB. None of these change how a value
-//     reads.
+// Files with a nested column, or a codec Tide's encoder lacks (lz4), still go through DuckDB: rows are
+// encoded into DuckDB data chunks (duckdb_vector_encoder.h) appended to a temporary table on the
+// writer's own connection, and Finish() runs `COPY ... TO (FORMAT parquet)` with the field ids, codec
+// and row-group size. Such files keep DuckDB's gaps against Java's schema (every column OPTIONAL;
+// TIMESTAMP(7..9) as INT64 nanos with isAdjustedToUTC=false and values limited to 1677..2262;
+// TIMESTAMP_LTZ(0..3) with isAdjustedToUTC=false; TIME without annotation; DECIMAL above 18 digits as
+// FIXED_LEN_BYTE_ARRAY(16); INT_32/INT_64 on INT/BIGINT and converted types without logical types; the
+// root `duckdb_schema`; no MAP_KEY_VALUE on a map's key_value group; top-level names that differ only in
+// case are refused); readers, Tide's and Java's, read the values correctly regardless.
 //
-// Thread-safety: a writer owns its connection and belongs to one thread at a time; writers of the same
-// database may run in parallel.
+// Either way nothing appears at the target before Finish(): the file is written under a temporary name
+// beside the target, fsynced and renamed to the target without replacing anything, so a file at the
+// target path is always complete and an existing file is never overwritten (AlreadyExists). A value
+// that does not fit its column (a NULL in a NOT NULL column on the native path, a number out of range,
+// a decimal with too many digits) is InvalidArgument naming the column and the file, and the writer
+// stays usable for other rows.
+//
+// Thread-safety: a writer belongs to one thread at a time; writers of the same database may run in
+// parallel.
 #pragma once
 
 #include <cstdint>
@@ -40,18 +41,20 @@
 #include "tide/base/result.h"
 #include "tide/format/duckdb_handle.h"
 #include "tide/format/parquet_column.h"
+#include "tide/format/parquet_file_encoder.h"
 #include "tide/types/datum.h"
 
 namespace tide {
 
 struct ParquetWriteOptions {
-  // DuckDB's codec names: zstd, snappy, gzip, lz4, brotli, uncompressed.
+  // Codec names: zstd, snappy, gzip, uncompressed (Tide's encoder); lz4 and brotli go through DuckDB.
   std::string compression = "zstd";
   int compression_level = 1;             // zstd only (Paimon's file.compression.zstd-level)
-  // Rows per row group at most. (Row groups cannot also be bounded by bytes, as Paimon's
-  // parquet.block.size does: DuckDB's ROW_GROUP_SIZE_BYTES requires giving up insertion order, and
-  // primary-key files must keep their sorted order.)
+  // Rows per row group at most.
   int64_t row_group_rows = 122880;
+  // Buffered bytes per row group at most (Paimon's parquet.block.size), on Tide's encoder only: DuckDB's
+  // ROW_GROUP_SIZE_BYTES requires giving up insertion order, which primary-key files must keep.
+  int64_t row_group_bytes = int64_t{128} << 20;
   bool write_field_ids = true;           // Paimon 1.0+ readers match columns by field id
 };
 
@@ -84,6 +87,9 @@ class ParquetFileWriter {
 
  private:
   ParquetFileWriter() = default;
+  static Result<std::unique_ptr<ParquetFileWriter>> CreateThroughDuckDB(const DuckDB& db,
+                                                                        std::unique_ptr<ParquetFileWriter> writer);
+  Result<ParquetWriteResult> FinishEncoded();
   Status FlushChunk();
   Status NewChunk();
   std::string FieldIdsOption() const;
@@ -91,6 +97,8 @@ class ParquetFileWriter {
   std::string path_;
   std::vector<ParquetColumnSpec> columns_;
   ParquetWriteOptions options_;
+  std::unique_ptr<ParquetFileEncoder> encoder_;  // Tide's encoder; null on DuckDB's path
+  // DuckDB's path:
   std::vector<DuckLogicalType> types_;
   DuckConnection conn_;
   DuckAppender appender_;

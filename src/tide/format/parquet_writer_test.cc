@@ -1,6 +1,7 @@
 // Writes Parquet files with ParquetFileWriter and reads them back with ParquetFileReader: every Paimon
-// type with edge values, the physical schema DuckDB produces (field ids, codecs, physical types), row order
-// and the writer's refusals.
+// type with edge values (files with nested columns, which go through DuckDB), the physical schema of both
+// paths (Java's exactly on Tide's encoder; DuckDB's gaps on its path), row order and the writer's refusals.
+// Tide's encoder itself is tested in parquet_file_encoder_test.cc.
 #include "tide/format/parquet_writer.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <limits>
 
 #include "testing/temp_dir.h"
+#include "tide/format/parquet_metadata.h"
 #include "tide/format/parquet_reader.h"
 #include "tide/io/file_system.h"
 
@@ -206,7 +208,54 @@ TEST(ParquetWriterTest, EveryTypeRoundTripsWithEdgeValues) {
   }
 }
 
-TEST(ParquetWriterTest, PhysicalSchemaFollowsPaimonAsFarAsDuckDbCan) {
+TEST(ParquetWriterTest, FlatFilesHaveJavasSchemaAndRefuseNullInNotNullColumns) {
+  testing::TempDir dir;
+  DuckDB db = OpenDb();
+  std::string path = JoinPath(dir.path(), "bucket-0/flat.parquet");
+  std::vector<ParquetColumnSpec> columns = {{"_KEY_id", kKeyFieldIdStart + 0, DataType::BigInt(false)},
+                                            {"_SEQUENCE_NUMBER", kSequenceNumberFieldId, DataType::BigInt(false)},
+                                            {"_VALUE_KIND", kValueKindFieldId, DataType::TinyInt(false)},
+                                            {"id", 0, DataType::BigInt(false)},
+                                            {"at", 1, DataType::TimestampLtz(9)}};
+  auto writer = ParquetFileWriter::Create(db, path, columns);
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  Status st = (*writer)->Append({Datum(int64_t{1}), Datum(), Datum(int64_t{0}), Datum(int64_t{1}), Datum()});
+  ASSERT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EXPECT_NE(st.message().find("_SEQUENCE_NUMBER"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find(path), std::string::npos) << st.ToString();
+  const Row row = {Datum(int64_t{1}), Datum(int64_t{7}), Datum(int64_t{0}), Datum(int64_t{1}),
+                   Datum(Ts("1800-01-01 00:00:00.123456789"))};  // outside INT64 nanoseconds' range
+  ASSERT_TRUE((*writer)->Append(row).ok());
+  // Nothing at the target before Finish.
+  auto before = FileSystem::Local()->Exists(path);
+  ASSERT_TRUE(before.ok());
+  EXPECT_FALSE(*before);
+  auto written = (*writer)->Finish();
+  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  EXPECT_EQ(written->row_count, 1);
+
+  auto info = ReadParquetFileInfo(path);
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_EQ(written->file_size, info->file_size);
+  EXPECT_EQ(info->root_name, "paimon_schema");
+  ASSERT_EQ(info->columns.size(), 5u);
+  EXPECT_EQ(info->columns[0].repetition, "REQUIRED");
+  EXPECT_EQ(info->columns[0].converted_type, "");
+  EXPECT_EQ(info->columns[2].converted_type, "INT_8");
+  EXPECT_EQ(info->columns[2].logical_type, "INT(8,signed)");
+  EXPECT_EQ(info->columns[4].repetition, "OPTIONAL");
+  EXPECT_EQ(info->columns[4].physical_type, "INT96");
+  for (size_t i = 0; i < columns.size(); ++i) EXPECT_EQ(info->columns[i].field_id, columns[i].field_id);
+
+  auto reader = ParquetFileReader::Open(db, path, columns);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto rows = (*reader)->ReadAll();
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0], row);
+}
+
+TEST(ParquetWriterTest, NestedFilesFollowPaimonAsFarAsDuckDbCan) {
   testing::TempDir dir;
   DuckDB db = OpenDb();
   std::string path = JoinPath(dir.path(), "data.parquet");
@@ -427,12 +476,27 @@ TEST(ParquetWriterTest, ReaderConvertsWrittenTypesTheWayPaimonEvolvesThem) {
                              Datum(Ts("2024-01-02 03:04:05.678")), Datum(1.5)}));
 }
 
-TEST(ParquetWriterTest, NamesThatDuckDbCannotTellApartAreRefused) {
+TEST(ParquetWriterTest, NamesThatDifferOnlyInCase) {
   testing::TempDir dir;
   DuckDB db = OpenDb();
-  // DuckDB renames the second of two columns whose names differ only in case ("amount_1"): refuse up front.
+  // Tide's encoder writes both columns, as Java does; readers tell them apart by field id.
+  std::vector<ParquetColumnSpec> flat = {{"Amount", 1, DataType::Int()}, {"amount", 2, DataType::Int()}};
+  std::string flat_path = JoinPath(dir.path(), "flat.parquet");
+  auto flat_writer = ParquetFileWriter::Create(db, flat_path, flat);
+  ASSERT_TRUE(flat_writer.ok()) << flat_writer.status().ToString();
+  ASSERT_TRUE((*flat_writer)->Append({Datum(int64_t{1}), Datum(int64_t{2})}).ok());
+  ASSERT_TRUE((*flat_writer)->Finish().ok());
+  auto info = ReadParquetFileInfo(flat_path);
+  ASSERT_TRUE(info.ok());
+  ASSERT_EQ(info->columns.size(), 2u);
+  EXPECT_EQ(info->columns[0].name, "Amount");
+  EXPECT_EQ(info->columns[1].name, "amount");
+
+  // On DuckDB's path (a nested column) DuckDB would rename the second ("amount_1"): refused up front.
   auto writer = ParquetFileWriter::Create(db, JoinPath(dir.path(), "case.parquet"),
-                                          {{"Amount", 1, DataType::Int()}, {"amount", 2, DataType::Int()}});
+                                          {{"Amount", 1, DataType::Int()},
+                                           {"amount", 2, DataType::Int()},
+                                           {"tags", 3, DataType::Array(DataType::String())}});
   ASSERT_FALSE(writer.ok());
   EXPECT_TRUE(writer.status().IsNotSupported()) << writer.status().ToString();
 
