@@ -1,4 +1,4 @@
-#include "tide/sql/duckdb_type_mapping.h"
+#include "tide/format/duckdb_type_mapping.h"
 
 #include <string>
 #include <vector>
@@ -67,6 +67,28 @@ Result<DuckLogicalType> DuckTypeFor(const DataType& type, std::string_view colum
       return Status::NotSupported("column {}: VARIANT columns cannot be read through SQL yet", column);
   }
   return Status::Internal("column {}: unknown Paimon type root {}", column, static_cast<int>(type.root()));
+}
+
+std::string DuckTypeSqlName(const DataType& type) {
+  switch (type.root()) {
+    case TypeRoot::kBoolean: return "BOOLEAN";
+    case TypeRoot::kTinyInt: return "TINYINT";
+    case TypeRoot::kSmallInt: return "SMALLINT";
+    case TypeRoot::kInt: return "INTEGER";
+    case TypeRoot::kBigInt: return "BIGINT";
+    case TypeRoot::kFloat: return "FLOAT";
+    case TypeRoot::kDouble: return "DOUBLE";
+    case TypeRoot::kDecimal:
+      if (type.precision() < 1 || type.precision() > 38 || type.scale() < 0 || type.scale() > type.precision()) return {};
+      return "DECIMAL(" + std::to_string(type.precision()) + "," + std::to_string(type.scale()) + ")";
+    case TypeRoot::kChar:
+    case TypeRoot::kVarChar: return "VARCHAR";
+    case TypeRoot::kBinary:
+    case TypeRoot::kVarBinary: return "BLOB";
+    case TypeRoot::kDate: return "DATE";
+    case TypeRoot::kTimestamp: return type.precision() <= 6 ? "TIMESTAMP" : "TIMESTAMP_NS";
+    default: return {};
+  }
 }
 
 }  // namespace tide

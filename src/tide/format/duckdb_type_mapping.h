@@ -19,6 +19,7 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "tide/base/result.h"
@@ -29,5 +30,10 @@ namespace tide {
 
 // The DuckDB type of a Paimon column; `column` names it in errors.
 Result<DuckLogicalType> DuckTypeFor(const DataType& type, std::string_view column);
+
+// DuckDB's SQL name of DuckTypeFor(type) (e.g. `DECIMAL(10,2)`, `TIMESTAMP_NS`) for booleans, integers,
+// floating point, decimals, strings, binary, DATE and TIMESTAMP(p); empty for the other types (TIME,
+// TIMESTAMP WITH LOCAL TIME ZONE and nested types, whose names SQL casts should not be built from).
+std::string DuckTypeSqlName(const DataType& type);
 
 }  // namespace tide

@@ -1,4 +1,4 @@
-#include "tide/sql/duckdb_vector_writer.h"
+#include "tide/format/duckdb_vector_writer.h"
 
 #include <cstdint>
 #include <cstring>

@@ -1,6 +1,6 @@
 #include "tide/sql/lake_connection.h"
 
-#include "tide/sql/duckdb_type_mapping.h"
+#include "tide/format/duckdb_type_mapping.h"
 #include "tide/sql/paimon_scan.h"
 #include "tide/sql/sql_table_name.h"
 #include "tide/sql/system_tables.h"

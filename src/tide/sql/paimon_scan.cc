@@ -1,31 +1,48 @@
 #include "tide/sql/paimon_scan.h"
 
+#include <atomic>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "tide/sql/duckdb_table_function.h"
-#include "tide/sql/duckdb_type_mapping.h"
-#include "tide/sql/duckdb_vector_writer.h"
+#include "tide/format/duckdb_type_mapping.h"
 #include "tide/sql/sql_table_name.h"
 
 namespace tide {
 
 namespace {
 
+// The most threads one paimon_scan uses (each reads whole splits, so more threads than splits idle).
+constexpr idx_t kMaxScanThreads = 64;
+
+struct ScanState;
+
 struct ScanBindData {
   TableIdentifier id;
   SnapshotSelector selector;
   std::vector<DataField> fields;  // the read schema's fields, in column order
+  // The scan being run (set by Init): DuckDB's C API gives LocalInit the bind data but not the global
+  // init data.
+  mutable std::atomic<ScanState*> scan{nullptr};
 };
 
+// The scan of one query: the reader that planned the snapshot, and how output columns map to its fields.
 struct ScanState {
   std::unique_ptr<TableReader> reader;
-  // For each output column: the index into the reader's row, or -1 for a column DuckDB asked for that
+  // For each output column: the index into the reader's fields, or -1 for a column DuckDB asked for that
   // is not a table column (the row id of a count(*)); such a column is all NULL.
   std::vector<int> row_index;
-  std::vector<int> field_index;  // the read-schema field of each output column, or -1
-  std::vector<Row> rows;
-  bool done = false;
+  size_t reader_columns = 0;
+  std::mutex mu;
+  bool reader_taken = false;  // a thread reads `reader` itself (it could not share its work)
+};
+
+// One thread's part of the scan: a worker sharing the scan's splits, or the scan's own reader.
+struct LocalScanState {
+  std::unique_ptr<TableReader> worker;
+  TableReader* reader = nullptr;  // worker, the scan's reader, or null (nothing left for this thread)
+  std::vector<duckdb_vector> vectors;
 };
 
 // Adds the table's name to an error that does not already carry it.
@@ -91,13 +108,12 @@ void Init(duckdb_init_info info) {
           idx_t index = duckdb_init_get_column_index(info, i);
           if (index < bind->fields.size()) {
             state->row_index.push_back(static_cast<int>(options.projection.size()));
-            state->field_index.push_back(static_cast<int>(index));
             options.projection.push_back(static_cast<int>(index));
           } else {
             state->row_index.push_back(-1);
-            state->field_index.push_back(-1);
           }
         }
+        state->reader_columns = options.projection.size();
         Result<std::unique_ptr<TableReader>> reader = source->NewReader(bind->id, options);
         if (!reader.ok()) return NameTheTable(reader.status(), bind->id);
         state->reader = std::move(reader).value();
@@ -113,8 +129,36 @@ void Init(duckdb_init_info info) {
           return Status::Conflict("table {}: its schema changed while the query was planned; run the query again",
                                   bind->id.ToString());
         }
-        duckdb_init_set_max_threads(info, 1);
+        // Every DuckDB thread may take a share of the splits (LocalInit); DuckDB caps this at its threads.
+        duckdb_init_set_max_threads(info, kMaxScanThreads);
+        bind->scan.store(state.get());
         duckdb_init_set_init_data(info, state.release(), [](void* p) { delete static_cast<ScanState*>(p); });
+        return Status::OK();
+      },
+      [&](const char* error) { duckdb_init_set_error(info, error); });
+}
+
+void LocalInit(duckdb_init_info info) {
+  GuardCallback(
+      [&]() -> Status {
+        const auto* bind = static_cast<const ScanBindData*>(duckdb_init_get_bind_data(info));
+        ScanState* state = bind->scan.load();
+        if (state == nullptr) return Status::Internal("paimon_scan: a thread started before the scan");
+        auto local = std::make_unique<LocalScanState>();
+        {
+          std::lock_guard<std::mutex> lock(state->mu);
+          Result<std::unique_ptr<TableReader>> worker = state->reader->NewWorker();
+          if (!worker.ok()) return NameTheTable(worker.status(), bind->id);
+          local->worker = std::move(worker).value();
+          if (local->worker) {
+            local->reader = local->worker.get();
+          } else if (!state->reader_taken) {
+            state->reader_taken = true;
+            local->reader = state->reader.get();
+          }
+        }
+        local->vectors.resize(state->reader_columns);
+        duckdb_init_set_init_data(info, local.release(), [](void* p) { delete static_cast<LocalScanState*>(p); });
         return Status::OK();
       },
       [&](const char* error) { duckdb_init_set_error(info, error); });
@@ -124,31 +168,26 @@ void Scan(duckdb_function_info info, duckdb_data_chunk output) {
   GuardCallback(
       [&]() -> Status {
         const auto* bind = static_cast<const ScanBindData*>(duckdb_function_get_bind_data(info));
-        auto* state = static_cast<ScanState*>(duckdb_function_get_init_data(info));
-        state->rows.clear();
-        idx_t capacity = duckdb_vector_size();
-        while (!state->done && state->rows.empty()) {
-          Result<bool> more = state->reader->NextBatch(capacity, &state->rows);
-          if (!more.ok()) return NameTheTable(more.status(), bind->id);
-          if (!*more) state->done = true;
-        }
-        if (state->rows.size() > capacity) {
-          return Status::Internal("table {}: the reader returned {} rows where at most {} were asked for",
-                                  bind->id.ToString(), state->rows.size(), capacity);
+        const auto* state = static_cast<const ScanState*>(duckdb_function_get_init_data(info));
+        auto* local = static_cast<LocalScanState*>(duckdb_function_get_local_init_data(info));
+        if (local->reader == nullptr) {
+          duckdb_data_chunk_set_size(output, 0);
+          return Status::OK();
         }
         for (size_t c = 0; c < state->row_index.size(); ++c) {
-          duckdb_vector vector = duckdb_data_chunk_get_vector(output, c);
-          if (state->row_index[c] < 0) {
-            duckdb_vector_ensure_validity_writable(vector);
-            uint64_t* mask = duckdb_vector_get_validity(vector);
-            for (size_t r = 0; r < state->rows.size(); ++r) duckdb_validity_set_row_invalid(mask, r);
-            continue;
-          }
-          const DataField& field = bind->fields[state->field_index[c]];
-          TIDE_RETURN_IF_ERROR(NameTheTable(
-              WriteRowsColumn(vector, field.type, state->rows, state->row_index[c], 0, field.name), bind->id));
+          if (state->row_index[c] >= 0) local->vectors[static_cast<size_t>(state->row_index[c])] = duckdb_data_chunk_get_vector(output, c);
         }
-        duckdb_data_chunk_set_size(output, state->rows.size());
+        Result<size_t> rows = local->reader->NextVectors(local->vectors, duckdb_vector_size());
+        if (!rows.ok()) return NameTheTable(rows.status(), bind->id);
+        if (*rows == 0) local->reader = nullptr;
+        for (size_t c = 0; c < state->row_index.size(); ++c) {
+          if (state->row_index[c] >= 0) continue;
+          duckdb_vector vector = duckdb_data_chunk_get_vector(output, c);
+          duckdb_vector_ensure_validity_writable(vector);
+          uint64_t* mask = duckdb_vector_get_validity(vector);
+          for (size_t r = 0; r < *rows; ++r) duckdb_validity_set_row_invalid(mask, r);
+        }
+        duckdb_data_chunk_set_size(output, *rows);
         return Status::OK();
       },
       [&](const char* error) { duckdb_function_set_error(info, error); });
@@ -166,6 +205,7 @@ Status RegisterPaimonScan(const DuckConnection& connection, std::shared_ptr<cons
                                        [](void* p) { delete static_cast<std::shared_ptr<const TableSource>*>(p); });
   duckdb_table_function_set_bind(function.raw(), Bind);
   duckdb_table_function_set_init(function.raw(), Init);
+  duckdb_table_function_set_local_init(function.raw(), LocalInit);
   duckdb_table_function_set_function(function.raw(), Scan);
   duckdb_table_function_supports_projection_pushdown(function.raw(), true);
   return function.Register(connection);

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "tide/sql/duckdb_table_function.h"
-#include "tide/sql/duckdb_type_mapping.h"
-#include "tide/sql/duckdb_vector_writer.h"
+#include "tide/format/duckdb_type_mapping.h"
+#include "tide/format/duckdb_vector_writer.h"
 #include "tide/sql/sql_table_name.h"
 
 namespace tide {

@@ -8,23 +8,6 @@
 namespace tide {
 namespace {
 
-// One in-memory DuckDB database for reading data files, shared by the process; each reader opens its
-// own connection on it (DuckDB connections are per thread).
-Result<const DuckDB*> DataFileDatabase() {
-  static std::mutex mu;
-  static std::unique_ptr<DuckDB> db;
-  std::lock_guard<std::mutex> lock(mu);
-  if (!db) {
-    TIDE_ASSIGN_OR_RETURN(DuckDB opened, DuckDB::Open(":memory:"));
-    // Paimon data files never change once written (every file has a new name), so their Parquet
-    // footers are cached: a point lookup opens a few files and would otherwise parse each footer again.
-    TIDE_ASSIGN_OR_RETURN(DuckConnection conn, opened.Connect());
-    TIDE_RETURN_IF_ERROR(conn.Execute("SET GLOBAL parquet_metadata_cache = true"));
-    db = std::make_unique<DuckDB>(std::move(opened));
-  }
-  return db.get();
-}
-
 class ParquetRowReader final : public DataFileRowReader {
  public:
   explicit ParquetRowReader(std::unique_ptr<ParquetFileReader> reader) : reader_(std::move(reader)) {}
@@ -51,6 +34,21 @@ class ParquetRowReader final : public DataFileRowReader {
 };
 
 }  // namespace
+
+Result<const DuckDB*> DataFileDatabase() {
+  static std::mutex mu;
+  static std::unique_ptr<DuckDB> db;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!db) {
+    TIDE_ASSIGN_OR_RETURN(DuckDB opened, DuckDB::Open(":memory:"));
+    // Paimon data files never change once written (every file has a new name), so their Parquet
+    // footers are cached: a point lookup opens a few files and would otherwise parse each footer again.
+    TIDE_ASSIGN_OR_RETURN(DuckConnection conn, opened.Connect());
+    TIDE_RETURN_IF_ERROR(conn.Execute("SET GLOBAL parquet_metadata_cache = true"));
+    db = std::make_unique<DuckDB>(std::move(opened));
+  }
+  return db.get();
+}
 
 Result<std::unique_ptr<DataFileRowReader>> OpenDataFile(const std::string& path,
                                                         const std::vector<ParquetColumnSpec>& columns,

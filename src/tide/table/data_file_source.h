@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tide/base/result.h"
+#include "tide/format/duckdb_handle.h"
 #include "tide/format/parquet_column.h"
 #include "tide/types/datum.h"
 
@@ -31,6 +32,10 @@ struct DataFileReadOptions {
   // not read. Empty: every row.
   std::string filter_sql;
 };
+
+// The in-memory DuckDB database that reads data files, shared by the process (each reader opens its own
+// connection on it). Its Parquet footer cache is on: data files never change once written.
+Result<const DuckDB*> DataFileDatabase();
 
 // Opens `path` for `columns`; `table_name` names the table in errors.
 Result<std::unique_ptr<DataFileRowReader>> OpenDataFile(const std::string& path,

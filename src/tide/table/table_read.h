@@ -6,10 +6,13 @@
 // TableReader is used by one thread at a time; separate readers of one table may run in parallel.
 #pragma once
 
+#include <duckdb.h>
+
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -46,6 +49,12 @@ struct ReadOptions {
   std::optional<Row> primary_key_equals;
 };
 
+// What a reader has done so far: the splits it read columnar (NextVectors' fast path) and by rows.
+struct TableReadStats {
+  int64_t columnar_splits = 0;
+  int64_t row_splits = 0;
+};
+
 class TableReader {
  public:
   virtual ~TableReader() = default;
@@ -54,6 +63,24 @@ class TableReader {
   // Appends up to `max_rows` rows to `out`; returns false once the reader is exhausted (and appends
   // nothing then).
   virtual Result<bool> NextBatch(size_t max_rows, std::vector<Row>* out) = 0;
+
+  // Columnar reading, for SQL: puts the next rows into `vectors` (vectors[i] has the DuckDB type
+  // DuckTypeFor(fields()[i].type), format/duckdb_type_mapping.h, and room for `capacity` rows, at least
+  // DuckDB's vector size) and returns how many; 0 once the reader is exhausted. A reader may point the
+  // vectors at data it read (slices) instead of copying values. Do not mix with NextBatch on one reader.
+  // The default writes the rows of NextBatch.
+  virtual Result<size_t> NextVectors(std::span<const duckdb_vector> vectors, size_t capacity);
+
+  // For parallel reads: another reader of the same snapshot and columns that shares this reader's
+  // remaining work, so that each split is read by exactly one of the readers. nullptr when the reader
+  // cannot share its work (then it alone reads everything). Safe to call from several threads at once,
+  // but not while this reader itself is reading.
+  virtual Result<std::unique_ptr<TableReader>> NewWorker() { return std::unique_ptr<TableReader>(); }
+
+  virtual TableReadStats stats() const { return {}; }
+
+ private:
+  std::vector<Row> rows_;  // NextVectors' buffer
 };
 
 }  // namespace tide

@@ -1,11 +1,14 @@
 #include "tide/table/table_reader.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "tide/base/strings.h"
 #include "tide/codec/binary_row.h"
 #include "tide/codec/bucket.h"
 #include "tide/format/duckdb_handle.h"
+#include "tide/format/duckdb_vector_writer.h"
+#include "tide/table/columnar_split_reader.h"
 #include "tide/table/core_options.h"
 #include "tide/table/data_file_source.h"
 #include "tide/table/deletion_vector.h"
@@ -428,9 +431,20 @@ class MergeSource final : public SplitRowSource {
   std::vector<KeyValue> group_;
 };
 
+// The splits of one read, shared by the readers that divide it (TableReader::NewWorker).
+struct SplitQueue {
+  std::vector<DataSplit> splits;
+  std::atomic<size_t> next{0};
+
+  const DataSplit* Claim() {
+    size_t i = next.fetch_add(1);
+    return i < splits.size() ? &splits[i] : nullptr;
+  }
+};
+
 class SnapshotTableReader final : public TableReader {
  public:
-  SnapshotTableReader(TableReadContext ctx, std::vector<DataSplit> splits)
+  SnapshotTableReader(TableReadContext ctx, std::shared_ptr<SplitQueue> splits)
       : ctx_(std::move(ctx)), splits_(std::move(splits)), schemas_(ctx_.fs, ctx_.metadata_path, ctx_.read_schema),
         options_(ctx_.read_schema) {}
 
@@ -476,7 +490,64 @@ class SnapshotTableReader final : public TableReader {
     if (ctx_.key_equals) TIDE_RETURN_IF_ERROR(InitKeyFilter());
     for (int i : needed_idx) needed_.push_back(s.fields[static_cast<size_t>(i)]);
     for (size_t i = 0; i < ctx_.projection.size(); ++i) output_.push_back(s.fields[static_cast<size_t>(ctx_.projection[i])]);
+    columnar_spec_.table_name = ctx_.table_name;
+    columnar_spec_.output = output_;
+    if (primary_key_) {
+      for (int pos : key_positions_) columnar_spec_.key_fields.push_back(needed_[static_cast<size_t>(pos)]);
+      columnar_spec_.merge = !options_.deletion_vectors_enabled();
+      columnar_spec_.ignore_delete = options_.ignore_delete();
+    }
     return Status::OK();
+  }
+
+  TableReadStats stats() const override { return stats_; }
+
+  Result<std::unique_ptr<TableReader>> NewWorker() override {
+    auto worker = std::make_unique<SnapshotTableReader>(ctx_, splits_);
+    TIDE_RETURN_IF_ERROR(worker->Init());
+    return std::unique_ptr<TableReader>(std::move(worker));
+  }
+
+  Result<size_t> NextVectors(std::span<const duckdb_vector> vectors, size_t capacity) override {
+    if (vectors.size() != output_.size()) {
+      return Status::InvalidArgument("NextVectors: {} vectors for {} columns", vectors.size(), output_.size());
+    }
+    if (key_filter_) return TableReader::NextVectors(vectors, capacity);
+    while (true) {
+      if (columnar_) {
+        TIDE_ASSIGN_OR_RETURN(size_t n, columnar_->Next(vectors, capacity));
+        if (n > 0) return n;
+        columnar_.reset();
+        continue;
+      }
+      if (source_) {
+        // A split the columnar path does not read: its rows, written into the vectors.
+        vector_rows_.clear();
+        Row row;
+        while (vector_rows_.size() < capacity) {
+          TIDE_ASSIGN_OR_RETURN(bool ok, source_->Next(&row));
+          if (!ok) {
+            source_.reset();
+            break;
+          }
+          vector_rows_.push_back(std::move(row));
+        }
+        if (vector_rows_.empty()) continue;
+        for (size_t c = 0; c < output_.size(); ++c) {
+          TIDE_RETURN_IF_ERROR(WriteRowsColumn(vectors[c], output_[c].type, vector_rows_, c, 0, output_[c].name));
+        }
+        return vector_rows_.size();
+      }
+      const DataSplit* split = splits_->Claim();
+      if (split == nullptr) return size_t{0};
+      TIDE_ASSIGN_OR_RETURN(columnar_, OpenColumnar(*split));
+      if (columnar_) {
+        ++stats_.columnar_splits;
+      } else {
+        TIDE_ASSIGN_OR_RETURN(source_, OpenSplit(*split));
+        ++stats_.row_splits;
+      }
+    }
   }
 
   const std::vector<DataField>& fields() const override { return output_; }
@@ -568,8 +639,10 @@ class SnapshotTableReader final : public TableReader {
     Row row;
     while (produced < max_rows) {
       if (!source_) {
-        if (next_split_ >= splits_.size()) break;
-        TIDE_ASSIGN_OR_RETURN(source_, OpenSplit(splits_[next_split_++]));
+        const DataSplit* split = splits_->Claim();
+        if (split == nullptr) break;
+        TIDE_ASSIGN_OR_RETURN(source_, OpenSplit(*split));
+        ++stats_.row_splits;
         continue;
       }
       TIDE_ASSIGN_OR_RETURN(bool ok, source_->Next(&row));
@@ -585,6 +658,51 @@ class SnapshotTableReader final : public TableReader {
   }
 
  private:
+  // The split's columnar reader, or nullptr when the split takes the row path (columnar_split_reader.h).
+  Result<std::unique_ptr<ColumnarSplitReader>> OpenColumnar(const DataSplit& split) {
+    const bool dv = options_.deletion_vectors_enabled();
+    if (primary_key_ && (engine_ != MergeEngine::kDeduplicate || !sequence_positions_.empty())) {
+      return std::unique_ptr<ColumnarSplitReader>();
+    }
+    std::vector<const DataFileMeta*> files;
+    std::vector<const TableSchema*> file_schemas;
+    for (const auto& f : split.files) {
+      if (primary_key_ && dv && f.level == 0) continue;  // as OpenSplit: invisible until compacted
+      if (!EndsWith(f.file_name, ".parquet")) return std::unique_ptr<ColumnarSplitReader>();
+      TIDE_ASSIGN_OR_RETURN(const TableSchema* schema, schemas_.Get(f.schema_id));
+      files.push_back(&f);
+      file_schemas.push_back(schema);
+    }
+    if (!ColumnarSplitReader::Supports(columnar_spec_, file_schemas)) return std::unique_ptr<ColumnarSplitReader>();
+    std::vector<size_t> order(files.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    if (!primary_key_) {
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return files[a]->min_sequence_number < files[b]->min_sequence_number;
+      });
+    }
+    std::vector<ColumnarFile> columnar_files;
+    for (size_t i : order) {
+      const DataFileMeta& f = *files[i];
+      ColumnarFile file;
+      file.path = split.FilePath(f);
+      file.schema = file_schemas[i];
+      file.row_count = f.row_count;
+      auto dv_file = split.deletion_files.find(f.file_name);
+      if (dv_file != split.deletion_files.end()) {
+        auto vector = ReadDeletionVector(ctx_.fs, dv_file->second.index_path, dv_file->second.offset,
+                                         dv_file->second.length);
+        if (!vector.ok()) {
+          return vector.status().WithContext(
+              fmt::format("table {}: deletion vector of data file {}", ctx_.table_name, file.path));
+        }
+        file.deletion_vector = std::move(vector).value();
+      }
+      columnar_files.push_back(std::move(file));
+    }
+    return ColumnarSplitReader::Open(columnar_spec_, std::move(columnar_files));
+  }
+
   Result<std::unique_ptr<SplitRowSource>> OpenSplit(const DataSplit& split) {
     bool dv = options_.deletion_vectors_enabled();
     // Level-0 files are invisible to batch reads of deletion-vector and first-row tables (Java's
@@ -683,7 +801,7 @@ class SnapshotTableReader final : public TableReader {
   }
 
   TableReadContext ctx_;
-  std::vector<DataSplit> splits_;
+  std::shared_ptr<SplitQueue> splits_;
   SchemaCache schemas_;
   CoreOptions options_;
   bool primary_key_ = false;
@@ -692,8 +810,12 @@ class SnapshotTableReader final : public TableReader {
   std::vector<DataField> output_;
   std::vector<int> key_positions_;
   std::vector<int> sequence_positions_;
-  size_t next_split_ = 0;
   std::unique_ptr<SplitRowSource> source_;
+  // NextVectors.
+  ColumnarScanSpec columnar_spec_;
+  std::unique_ptr<ColumnarSplitReader> columnar_;
+  std::vector<Row> vector_rows_;
+  TableReadStats stats_;
   // Primary-key lookups (ReadOptions::primary_key_equals).
   std::optional<KeyFilter> key_filter_;
   std::vector<DataField> probe_fields_;  // the key columns, for lookups' first pass over each file
@@ -710,7 +832,9 @@ class SnapshotTableReader final : public TableReader {
 }  // namespace
 
 Result<std::unique_ptr<TableReader>> CreateSnapshotTableReader(TableReadContext context, std::vector<DataSplit> splits) {
-  auto reader = std::make_unique<SnapshotTableReader>(std::move(context), std::move(splits));
+  auto queue = std::make_shared<SplitQueue>();
+  queue->splits = std::move(splits);
+  auto reader = std::make_unique<SnapshotTableReader>(std::move(context), std::move(queue));
   TIDE_RETURN_IF_ERROR(reader->Init());
   return std::unique_ptr<TableReader>(std::move(reader));
 }

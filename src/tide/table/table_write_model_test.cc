@@ -266,6 +266,16 @@ void RunModel(uint64_t seed, int commits, bool dynamic_bucket = false) {
                                         << RowToString(actual[r], t.schema.fields) << "\n  model "
                                         << RowToString(expected[r], t.schema.fields);
     }
+    // The SQL path (columnar where the split allows it), with one or two readers sharing the splits.
+    auto by_vectors = testing::ReadTableByVectors(path, 1 + static_cast<int>(c % 2));
+    ASSERT_TRUE(by_vectors.ok()) << by_vectors.status().ToString();
+    std::vector<Row> columnar = testing::SortedRows(std::move(by_vectors).value());
+    ASSERT_EQ(columnar.size(), expected.size()) << "read by vectors, after commit " << c;
+    for (size_t r = 0; r < columnar.size(); ++r) {
+      ASSERT_EQ(columnar[r], expected[r]) << "read by vectors, after commit " << c << ", row " << r << ":\n  read  "
+                                          << RowToString(columnar[r], t.schema.fields) << "\n  model "
+                                          << RowToString(expected[r], t.schema.fields);
+    }
     if (g.Chance(25)) {
       writer = new_writer(++session);
       identifier = 0;

@@ -1,5 +1,6 @@
 // Test helpers for the table writer's tests: building schemas, creating a table folder, committing a
-// TableWrite's messages with FileStoreCommit, and reading a table back through Table::NewReader.
+// TableWrite's messages with FileStoreCommit, and reading a table back through Table::NewReader (rows, or
+// DuckDB vectors as SQL reads them).
 // Header-only. Thread-safety: one test at a time.
 #pragma once
 
@@ -17,6 +18,7 @@
 #include "tide/table/table.h"
 #include "tide/table/table_write.h"
 #include "tide/types/table_schema.h"
+#include "testing/read_by_vectors.h"
 
 namespace tide::testing {
 
@@ -65,6 +67,14 @@ inline Result<std::vector<Row>> ReadTable(const std::string& table_path) {
     if (!more) break;
   }
   return rows;
+}
+
+// Every row of the latest snapshot read through TableReader::NextVectors, the SQL path, by `workers`
+// readers sharing the splits (testing/read_by_vectors.h).
+inline Result<std::vector<Row>> ReadTableByVectors(const std::string& table_path, int workers = 1) {
+  TIDE_ASSIGN_OR_RETURN(auto table, Table::Open(FileSystem::Local(), table_path, "test.t"));
+  TIDE_ASSIGN_OR_RETURN(auto reader, table->NewReader(ReadOptions{}));
+  return ReadByVectors(std::move(reader), workers);
 }
 
 inline std::vector<Row> SortedRows(std::vector<Row> rows) {

@@ -1,0 +1,425 @@
+#include "tide/table/columnar_split_reader.h"
+
+#include <strings.h>
+
+#include <algorithm>
+#include <cstring>
+#include <deque>
+#include <utility>
+
+#include "tide/format/duckdb_handle.h"
+#include "tide/format/duckdb_type_mapping.h"
+#include "tide/format/parquet_metadata.h"
+#include "tide/format/parquet_reader.h"
+#include "tide/io/file_system.h"
+#include "tide/table/data_file_source.h"
+#include "tide/table/merge_function.h"
+
+namespace tide {
+namespace {
+
+bool IntegerKey(const DataType& type) {
+  switch (type.root()) {
+    case TypeRoot::kTinyInt:
+    case TypeRoot::kSmallInt:
+    case TypeRoot::kInt:
+    case TypeRoot::kBigInt: return true;
+    default: return false;
+  }
+}
+
+std::string_view StringOf(const duckdb_string_t& s) {
+  uint32_t length = s.value.inlined.length;
+  if (length <= 12) return {s.value.inlined.inlined, length};
+  return {s.value.pointer.ptr, length};
+}
+
+// Paimon orders string keys by their UTF-8 bytes, unsigned.
+int CompareStrings(const duckdb_string_t& a, const duckdb_string_t& b) {
+  std::string_view x = StringOf(a), y = StringOf(b);
+  size_t n = std::min(x.size(), y.size());
+  int c = n == 0 ? 0 : std::memcmp(x.data(), y.data(), n);
+  if (c != 0) return c;
+  return (x.size() > y.size()) - (x.size() < y.size());
+}
+
+}  // namespace
+
+// One chunk of a file's rows and which of them are handed out.
+struct ColumnarSplitReader::ChunkState {
+  DuckDataChunk chunk;
+  idx_t size = 0;
+  std::vector<sel_t> selected;
+};
+
+// One data file being read.
+struct ColumnarSplitReader::Cursor {
+  ColumnarFile file;
+  std::string sql;
+  bool started = false;
+  DuckConnection conn;
+  DuckResult result;
+  std::unique_ptr<ChunkState> state;
+  idx_t pos = 0;
+  // Columns of the current chunk.
+  std::vector<const int64_t*> int_keys;          // per key column; null for a string key
+  std::vector<const duckdb_string_t*> str_keys;  // per key column; null for an integer key
+  const int64_t* sequence = nullptr;
+  const int8_t* kind = nullptr;
+  const int64_t* row_number = nullptr;
+  // Where the extra columns sit in the query's result.
+  idx_t key_column = 0, sequence_column = 0, kind_column = 0, row_number_column = 0;
+};
+
+ColumnarSplitReader::ColumnarSplitReader() = default;
+ColumnarSplitReader::~ColumnarSplitReader() = default;
+
+bool ColumnarSplitReader::Supports(const ColumnarScanSpec& spec, std::span<const TableSchema* const> file_schemas) {
+  for (const DataField& field : spec.output) {
+    if (DuckTypeSqlName(field.type).empty()) return false;
+    // Java stores TIMESTAMP(7..9) as INT96, which DuckDB reads at microseconds; Tide's row path decodes
+    // the nanoseconds itself.
+    if (field.type.root() == TypeRoot::kTimestamp && field.type.precision() > 6) return false;
+  }
+  for (const DataField& field : spec.key_fields) {
+    if (spec.merge && !IntegerKey(field.type) && !field.type.IsString()) return false;
+  }
+  for (const TableSchema* schema : file_schemas) {
+    if (schema == nullptr) return false;
+    std::vector<std::string> names;
+    auto check = [&](const DataField& field, bool must_exist) {
+      int idx = schema->FieldIndexById(field.id);
+      if (idx < 0) return !must_exist;
+      const DataField& stored = schema->fields[static_cast<size_t>(idx)];
+      if (!stored.type.EqualsIgnoreNullable(field.type)) return false;
+      names.push_back(stored.name);
+      return true;
+    };
+    for (const DataField& field : spec.output) {
+      if (!check(field, false)) return false;
+    }
+    if (spec.merge) {
+      for (const DataField& field : spec.key_fields) {
+        if (!check(field, true)) return false;
+      }
+    }
+    // DuckDB binds names case-insensitively and has virtual columns of its own: such files take the row
+    // path, whose reader refuses or resolves them by field id.
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (strcasecmp(names[i].c_str(), "file_row_number") == 0 || strcasecmp(names[i].c_str(), "file_index") == 0) {
+        return false;
+      }
+      for (size_t j = 0; j < i; ++j) {
+        if (names[i] != names[j] && strcasecmp(names[i].c_str(), names[j].c_str()) == 0) return false;
+      }
+    }
+  }
+  return true;
+}
+
+Result<std::unique_ptr<ColumnarSplitReader>> ColumnarSplitReader::Open(const ColumnarScanSpec& spec,
+                                                                       std::vector<ColumnarFile> files) {
+  std::unique_ptr<ColumnarSplitReader> reader(new ColumnarSplitReader());
+  reader->spec_ = &spec;
+  reader->single_int_key_ = spec.merge && spec.key_fields.size() == 1 && IntegerKey(spec.key_fields[0].type);
+  const bool primary_key = !spec.key_fields.empty();
+  for (ColumnarFile& file : files) {
+    auto cursor = std::make_unique<Cursor>();
+    const TableSchema& schema = *file.schema;
+    std::string select;
+    auto add = [&](const std::string& expression) {
+      if (!select.empty()) select += ", ";
+      select += expression;
+    };
+    for (const DataField& field : spec.output) {
+      int idx = schema.FieldIndexById(field.id);
+      std::string type = DuckTypeSqlName(field.type);
+      add(idx < 0 ? "CAST(NULL AS " + type + ")"
+                  : "CAST(" + QuoteSqlIdentifier(schema.fields[static_cast<size_t>(idx)].name) + " AS " + type + ")");
+    }
+    idx_t next = spec.output.size();
+    if (primary_key) {
+      cursor->key_column = next;
+      if (spec.merge) {
+        for (const DataField& field : spec.key_fields) {
+          int idx = schema.FieldIndexById(field.id);
+          if (idx < 0) {
+            return Status::Corruption("table {}: data file {} has no primary-key column '{}'", spec.table_name,
+                                      file.path, field.name);
+          }
+          add("CAST(" + QuoteSqlIdentifier(schema.fields[static_cast<size_t>(idx)].name) + " AS " +
+              (IntegerKey(field.type) ? "BIGINT" : "VARCHAR") + ")");
+          ++next;
+        }
+        cursor->sequence_column = next++;
+        add("CAST(\"_SEQUENCE_NUMBER\" AS BIGINT)");
+      }
+      cursor->kind_column = next++;
+      add("CAST(\"_VALUE_KIND\" AS TINYINT)");
+    }
+    if (file.deletion_vector || select.empty()) {
+      cursor->row_number_column = next++;
+      add("file_row_number");
+    }
+    cursor->sql = "SELECT " + select + " FROM " + ReadParquetCall({file.path}, false);
+    cursor->file = std::move(file);
+    reader->cursors_.push_back(std::move(cursor));
+  }
+  return reader;
+}
+
+// Moves the cursor to the next non-empty chunk of its file; false at the end of the file.
+Result<bool> ColumnarSplitReader::Refill(Cursor* cursor) {
+  auto fail = [&](const Status& status) {
+    return ParquetReadError(cursor->file.path, status).WithContext(fmt::format("table {}", spec_->table_name));
+  };
+  if (!cursor->started) {
+    cursor->started = true;
+    TIDE_ASSIGN_OR_RETURN(const DuckDB* db, DataFileDatabase());
+    TIDE_ASSIGN_OR_RETURN(cursor->conn, db->Connect());
+    // Always streaming: a streaming result's chunks own their memory, while a materialized result's
+    // chunks may point into the result, and the slices handed out must outlive it.
+    auto result = cursor->conn.QueryStreaming(cursor->sql);
+    if (!result.ok()) {
+      auto exists = FileSystem::Local()->Exists(cursor->file.path);
+      if (exists.ok() && !*exists) {
+        return Status::NotFound("table {}: data file {} does not exist (the table's metadata lists it)",
+                                spec_->table_name, cursor->file.path);
+      }
+      return fail(result.status());
+    }
+    cursor->result = std::move(result).value();
+    // The slices handed out must have exactly the types paimon_scan declared.
+    for (size_t i = 0; i < spec_->output.size(); ++i) {
+      DuckLogicalType got = cursor->result.column_logical_type(i);
+      TIDE_ASSIGN_OR_RETURN(DuckLogicalType want, DuckTypeFor(spec_->output[i].type, spec_->output[i].name));
+      if (got.ToString() != want.ToString()) {
+        return Status::Internal("table {}: data file {} column '{}' reads as {}, not {}", spec_->table_name,
+                                cursor->file.path, spec_->output[i].name, got.ToString(), want.ToString());
+      }
+    }
+  }
+  while (true) {
+    DuckDataChunk chunk = cursor->result.FetchChunk();
+    if (!chunk) {
+      Status error = cursor->result.error();
+      if (!error.ok()) return fail(error);
+      cursor->state.reset();
+      cursor->result = DuckResult();
+      cursor->conn = DuckConnection();
+      return false;
+    }
+    if (chunk.size() == 0) continue;
+    auto state = std::make_unique<ChunkState>();
+    state->size = chunk.size();
+    state->chunk = std::move(chunk);
+    const DuckDataChunk& c = state->chunk;
+    const size_t keys = spec_->merge ? spec_->key_fields.size() : 0;
+    cursor->int_keys.assign(keys, nullptr);
+    cursor->str_keys.assign(keys, nullptr);
+    for (size_t k = 0; k < keys; ++k) {
+      void* data = duckdb_vector_get_data(c.column(cursor->key_column + k));
+      if (IntegerKey(spec_->key_fields[k].type)) {
+        cursor->int_keys[k] = static_cast<const int64_t*>(data);
+      } else {
+        cursor->str_keys[k] = static_cast<const duckdb_string_t*>(data);
+      }
+    }
+    if (spec_->merge) cursor->sequence = static_cast<const int64_t*>(duckdb_vector_get_data(c.column(cursor->sequence_column)));
+    if (!spec_->key_fields.empty()) {
+      cursor->kind = static_cast<const int8_t*>(duckdb_vector_get_data(c.column(cursor->kind_column)));
+      for (idx_t r = 0; r < state->size; ++r) {
+        if (cursor->kind[r] < 0 || cursor->kind[r] > 3) {
+          return Status::Corruption("table {}: data file {}: _VALUE_KIND {} is not a row kind", spec_->table_name,
+                                    cursor->file.path, static_cast<int>(cursor->kind[r]));
+        }
+      }
+    }
+    if (cursor->file.deletion_vector) {
+      cursor->row_number = static_cast<const int64_t*>(duckdb_vector_get_data(c.column(cursor->row_number_column)));
+    }
+    cursor->state = std::move(state);
+    cursor->pos = 0;
+    return true;
+  }
+}
+
+namespace {
+
+// Points the output vectors at the selected rows of a chunk; returns how many.
+Result<size_t> EmitChunk(ColumnarSplitReader::ChunkState& state, std::span<const duckdb_vector> vectors, size_t capacity,
+                         const std::string& table_name) {
+  const size_t count = state.selected.size();
+  if (count == 0) return size_t{0};
+  if (count > capacity || state.size > capacity) {
+    return Status::Internal("table {}: a chunk of {} rows does not fit an output of {}", table_name, state.size,
+                            capacity);
+  }
+  if (vectors.empty()) return count;
+  duckdb_selection_vector sel = nullptr;
+  if (count < state.size) {
+    sel = duckdb_create_selection_vector(count);
+    std::memcpy(duckdb_selection_vector_get_data_ptr(sel), state.selected.data(), count * sizeof(sel_t));
+  }
+  for (size_t i = 0; i < vectors.size(); ++i) {
+    duckdb_vector_reference_vector(vectors[i], state.chunk.column(i));
+    // The dictionary shares the selection's buffer, so the handle can go right away.
+    if (sel != nullptr) duckdb_slice_vector(vectors[i], sel, count);
+  }
+  if (sel != nullptr) duckdb_destroy_selection_vector(sel);
+  return count;
+}
+
+}  // namespace
+
+Result<size_t> ColumnarSplitReader::Next(std::span<const duckdb_vector> vectors, size_t capacity) {
+  return spec_->merge ? NextMerged(vectors, capacity) : NextConcatenated(vectors, capacity);
+}
+
+Result<size_t> ColumnarSplitReader::NextConcatenated(std::span<const duckdb_vector> vectors, size_t capacity) {
+  const bool primary_key = !spec_->key_fields.empty();
+  while (next_file_ < cursors_.size()) {
+    Cursor* cursor = cursors_[next_file_].get();
+    TIDE_ASSIGN_OR_RETURN(bool more, Refill(cursor));
+    if (!more) {
+      cursors_[next_file_].reset();
+      ++next_file_;
+      continue;
+    }
+    ChunkState& state = *cursor->state;
+    state.selected.clear();
+    const DeletionVector* dv = cursor->file.deletion_vector ? &*cursor->file.deletion_vector : nullptr;
+    for (idx_t r = 0; r < state.size; ++r) {
+      if (dv != nullptr && dv->IsDeleted(cursor->row_number[r])) continue;
+      if (primary_key && IsRetract(static_cast<ValueKind>(cursor->kind[r]))) continue;
+      state.selected.push_back(static_cast<sel_t>(r));
+    }
+    TIDE_ASSIGN_OR_RETURN(size_t n, EmitChunk(state, vectors, capacity, spec_->table_name));
+    if (n > 0) return n;
+  }
+  return size_t{0};
+}
+
+bool ColumnarSplitReader::Less(const Cursor& a, const Cursor& b) const {
+  if (single_int_key_) {
+    int64_t x = a.int_keys[0][a.pos], y = b.int_keys[0][b.pos];
+    if (x != y) return x < y;
+  } else {
+    for (size_t k = 0; k < a.int_keys.size(); ++k) {
+      int c;
+      if (a.int_keys[k] != nullptr) {
+        int64_t x = a.int_keys[k][a.pos], y = b.int_keys[k][b.pos];
+        c = (x > y) - (x < y);
+      } else {
+        c = CompareStrings(a.str_keys[k][a.pos], b.str_keys[k][b.pos]);
+      }
+      if (c != 0) return c < 0;
+    }
+  }
+  return a.sequence[a.pos] < b.sequence[b.pos];
+}
+
+void ColumnarSplitReader::SiftDown(size_t i) {
+  const size_t n = heap_.size();
+  while (true) {
+    size_t smallest = i, l = 2 * i + 1, r = l + 1;
+    if (l < n && Less(*heap_[l], *heap_[smallest])) smallest = l;
+    if (r < n && Less(*heap_[r], *heap_[smallest])) smallest = r;
+    if (smallest == i) return;
+    std::swap(heap_[i], heap_[smallest]);
+    i = smallest;
+  }
+}
+
+bool ColumnarSplitReader::HasGroupKey(const Cursor& c) const {
+  for (size_t k = 0; k < c.int_keys.size(); ++k) {
+    if (c.int_keys[k] != nullptr) {
+      if (c.int_keys[k][c.pos] != group_ints_[k]) return false;
+    } else if (CompareStrings(c.str_keys[k][c.pos], group_strings_[k]) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The top cursor moves past its row. A chunk it leaves behind goes to done_ (its rows are all decided once
+// the current key group is), and the cursor moves on to its next chunk at once, so that a key whose rows
+// continue in the next chunk stays one group.
+Status ColumnarSplitReader::AdvanceTop() {
+  Cursor* c = heap_[0];
+  if (++c->pos < c->state->size) {
+    SiftDown(0);
+    return Status::OK();
+  }
+  done_.push_back(std::move(c->state));
+  TIDE_ASSIGN_OR_RETURN(bool more, Refill(c));
+  if (!more) {
+    heap_[0] = heap_.back();
+    heap_.pop_back();
+  }
+  if (!heap_.empty()) SiftDown(0);
+  return Status::OK();
+}
+
+Status ColumnarSplitReader::MergeUntilAChunkIsDone() {
+  const bool ignore_delete = spec_->ignore_delete;
+  const size_t keys = spec_->key_fields.size();
+  group_ints_.resize(keys);
+  group_strings_.resize(keys);
+  while (done_.empty() && !heap_.empty()) {
+    Cursor* top = heap_[0];
+    for (size_t k = 0; k < keys; ++k) {
+      if (top->int_keys[k] != nullptr) {
+        group_ints_[k] = top->int_keys[k][top->pos];
+      } else {
+        group_strings_[k] = top->str_keys[k][top->pos];  // its bytes stay in a chunk kept until handed out
+      }
+    }
+    // The rows of one key come oldest first (the heap orders equal keys by _SEQUENCE_NUMBER); the newest
+    // wins, a tie going to the later row as on the row path.
+    ChunkState* winner = top->state.get();
+    idx_t winner_pos = top->pos;
+    int64_t winner_sequence = top->sequence[top->pos];
+    ValueKind winner_kind = static_cast<ValueKind>(top->kind[top->pos]);
+    bool have = !(ignore_delete && IsRetract(winner_kind));
+    TIDE_RETURN_IF_ERROR(AdvanceTop());
+    while (!heap_.empty() && HasGroupKey(*heap_[0])) {
+      Cursor* c = heap_[0];
+      ValueKind kind = static_cast<ValueKind>(c->kind[c->pos]);
+      int64_t sequence = c->sequence[c->pos];
+      if (!(ignore_delete && IsRetract(kind)) && (!have || sequence >= winner_sequence)) {
+        winner = c->state.get();
+        winner_pos = c->pos;
+        winner_sequence = sequence;
+        winner_kind = kind;
+        have = true;
+      }
+      TIDE_RETURN_IF_ERROR(AdvanceTop());
+    }
+    if (have && !IsRetract(winner_kind)) winner->selected.push_back(static_cast<sel_t>(winner_pos));
+  }
+  return Status::OK();
+}
+
+Result<size_t> ColumnarSplitReader::NextMerged(std::span<const duckdb_vector> vectors, size_t capacity) {
+  if (!started_) {
+    started_ = true;
+    for (auto& cursor : cursors_) {
+      TIDE_ASSIGN_OR_RETURN(bool more, Refill(cursor.get()));
+      if (more) heap_.push_back(cursor.get());
+    }
+    for (size_t i = heap_.size() / 2; i-- > 0;) SiftDown(i);
+  }
+  while (true) {
+    while (!done_.empty()) {
+      std::unique_ptr<ChunkState> state = std::move(done_.front());
+      done_.pop_front();
+      TIDE_ASSIGN_OR_RETURN(size_t n, EmitChunk(*state, vectors, capacity, spec_->table_name));
+      if (n > 0) return n;
+    }
+    if (heap_.empty()) return size_t{0};
+    TIDE_RETURN_IF_ERROR(MergeUntilAChunkIsDone());
+  }
+}
+
+}  // namespace tide
