@@ -60,12 +60,15 @@ bool EncodeInt96(const TimestampValue& value, char out[12]) {
   return true;
 }
 
-ParquetColumnChunkWriter::ParquetColumnChunkWriter(ParquetColumnSpec column, ParquetSchemaNode leaf,
-                                                   ParquetPageCompressor* compressor, int64_t page_bytes)
-    : column_(std::move(column)),
-      leaf_(std::move(leaf)),
+ParquetColumnChunkWriter::ParquetColumnChunkWriter(const ParquetLeafPlan& leaf, ParquetPageCompressor* compressor,
+                                                   int64_t page_bytes)
+    : column_(leaf.column),
+      leaf_(leaf.node),
+      path_(leaf.path),
       physical_(*leaf_.type),
       optional_(leaf_.repetition == ParquetRepetition::kOptional),
+      max_def_(leaf.max_def),
+      max_rep_(leaf.max_rep),
       compressor_(compressor),
       page_bytes_(page_bytes) {}
 
@@ -150,15 +153,19 @@ void ParquetColumnChunkWriter::UpdateIntStats(int64_t v) {
   }
 }
 
-void ParquetColumnChunkWriter::Append(const Datum& value) {
+void ParquetColumnChunkWriter::AppendNull(int16_t rep, int16_t def) {
   ++page_values_;
   ++chunk_values_;
-  if (value.is_null()) {
-    def_levels_.push_back(0);
-    ++chunk_nulls_;
-    return;
-  }
-  if (optional_) def_levels_.push_back(1);
+  ++chunk_nulls_;
+  if (max_rep_ > 0) rep_levels_.push_back(static_cast<uint16_t>(rep));
+  def_levels_.push_back(static_cast<uint16_t>(def));
+}
+
+void ParquetColumnChunkWriter::AppendValue(int16_t rep, const Datum& value) {
+  ++page_values_;
+  ++chunk_values_;
+  if (max_rep_ > 0) rep_levels_.push_back(static_cast<uint16_t>(rep));
+  if (max_def_ > 0) def_levels_.push_back(static_cast<uint16_t>(max_def_));
   const DataType& type = column_.type;
   switch (physical_) {
     case ParquetPhysicalType::kBoolean: {
@@ -245,21 +252,20 @@ void ParquetColumnChunkWriter::Append(const Datum& value) {
       break;
     }
   }
-  if (static_cast<int64_t>(values_.size()) >= page_bytes_) {
-    // A failure here can only be the compressor's; it is reported again by FinishChunk.
-    FinishPage().IgnoreError();
-  }
 }
 
 Status ParquetColumnChunkWriter::FinishPage() {
   if (page_values_ == 0) return Status::OK();
   page_buffer_.clear();
-  if (optional_) {
+  auto append_levels = [&](const std::vector<uint16_t>& levels, int16_t max_level) {
+    const size_t start = page_buffer_.size();
     page_buffer_.append(4, '\0');
-    AppendRleBitPackedHybrid(def_levels_, 1, &page_buffer_);
-    const int32_t levels_size = static_cast<int32_t>(page_buffer_.size() - 4);
-    std::memcpy(page_buffer_.data(), &levels_size, 4);
-  }
+    AppendRleBitPackedHybrid(levels, ParquetLevelBitWidth(max_level), &page_buffer_);
+    const int32_t levels_size = static_cast<int32_t>(page_buffer_.size() - start - 4);
+    std::memcpy(page_buffer_.data() + start, &levels_size, 4);
+  };
+  if (max_rep_ > 0) append_levels(rep_levels_, max_rep_);
+  if (max_def_ > 0) append_levels(def_levels_, max_def_);
   page_buffer_.append(values_);
   TIDE_RETURN_IF_ERROR(compressor_->Compress(page_buffer_, &compressed_));
 
@@ -283,6 +289,7 @@ Status ParquetColumnChunkWriter::FinishPage() {
   ++pages_in_chunk_;
   values_.clear();
   def_levels_.clear();
+  rep_levels_.clear();
   page_values_ = 0;
   bool_bits_ = 0;
   return Status::OK();
@@ -292,7 +299,7 @@ Result<ParquetChunkMeta> ParquetColumnChunkWriter::FinishChunk(std::string* file
   TIDE_RETURN_IF_ERROR(FinishPage());
   ParquetChunkMeta meta;
   meta.type = physical_;
-  meta.path = column_.name;
+  meta.path = path_;
   meta.num_values = chunk_values_;
   meta.null_count = chunk_nulls_;
   meta.total_uncompressed_size = chunk_uncompressed_;

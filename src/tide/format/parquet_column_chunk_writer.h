@@ -1,10 +1,13 @@
-// ParquetColumnChunkWriter: encodes the values of one non-nested column into the column chunks of a
-// Parquet file, one chunk per row group.
+// ParquetColumnChunkWriter: encodes the values of one leaf column into the column chunks of a Parquet
+// file, one chunk per row group.
 //
-// Values are PLAIN-encoded into the current data page (v1) as they arrive; an OPTIONAL column also keeps
-// a definition level per row (1 present, 0 NULL), written RLE/bit-packed with its 4-byte length before the
-// values; a REQUIRED column has none. When a page's values reach `page_bytes` the page is compressed and
-// appended, with its Thrift PageHeader, to the chunk. FinishChunk appends the chunk to the file and
+// Values are PLAIN-encoded into the current data page (v1) as they arrive. A leaf with a maximum
+// repetition level above 0 (inside an ARRAY, MAP or MULTISET) keeps a repetition level per entry, one with
+// a maximum definition level above 0 (an OPTIONAL leaf or ancestor, or a repeated ancestor) a definition
+// level per entry; each is written RLE/bit-packed with its 4-byte length before the values (repetition
+// first), as data pages v1 require. MaybeFinishPage, called between rows (pages start at a row, so a
+// list never spans two pages), compresses the page once its values reach `page_bytes` and appends it,
+// with its Thrift PageHeader, to the chunk. FinishChunk appends the chunk to the file and
 // returns what the footer needs: sizes, offsets, value and null counts, and the Statistics' min_value /
 // max_value in Parquet's sort order for the column (signed for integers, dates, times, timestamps and
 // decimals, also when stored as FIXED_LEN_BYTE_ARRAY; unsigned bytewise for strings and binary; none for
@@ -36,7 +39,7 @@ inline constexpr size_t kMaxStatisticsValueBytes = 4096;
 // One written column chunk, as the footer's ColumnChunk / ColumnMetaData describes it.
 struct ParquetChunkMeta {
   ParquetPhysicalType type = ParquetPhysicalType::kInt32;
-  std::string path;  // path_in_schema: the column's name
+  std::vector<std::string> path;  // path_in_schema
   int64_t num_values = 0;  // NULLs included
   int64_t null_count = 0;
   int64_t total_uncompressed_size = 0;  // page headers included
@@ -53,7 +56,7 @@ bool EncodeInt96(const TimestampValue& value, char out[12]);
 
 class ParquetColumnChunkWriter {
  public:
-  ParquetColumnChunkWriter(ParquetColumnSpec column, ParquetSchemaNode leaf, ParquetPageCompressor* compressor,
+  ParquetColumnChunkWriter(const ParquetLeafPlan& leaf, ParquetPageCompressor* compressor,
                            int64_t page_bytes = kDefaultParquetPageBytes);
   ParquetColumnChunkWriter(const ParquetColumnChunkWriter&) = delete;
   ParquetColumnChunkWriter& operator=(const ParquetColumnChunkWriter&) = delete;
@@ -65,12 +68,27 @@ class ParquetColumnChunkWriter {
   // OK if `value` can be written; InvalidArgument naming the column otherwise (a NULL in a NOT NULL
   // column, a value of the wrong representation, an integer, decimal, date or timestamp out of range).
   Status Check(const Datum& value) const;
-  // REQUIRES: Check(value).ok().
-  void Append(const Datum& value);
+  // A top-level leaf's value (NULL included). REQUIRES: Check(value).ok().
+  void Append(const Datum& value) {
+    if (value.is_null()) {
+      AppendNull(0, 0);
+    } else {
+      AppendValue(0, value);
+    }
+  }
+  // A present value at repetition level `rep` (its definition level is the maximum).
+  // REQUIRES: Check(value).ok(), value not NULL.
+  void AppendValue(int16_t rep, const Datum& value);
+  // An entry without a value: NULL, or an ancestor NULL or empty, at definition level `def` < max.
+  void AppendNull(int16_t rep, int16_t def);
+  // Ends the open page if its values reached the page size. Call between rows only.
+  Status MaybeFinishPage() {
+    return static_cast<int64_t>(values_.size()) >= page_bytes_ ? FinishPage() : Status::OK();
+  }
 
   // Bytes held for the current row group (compressed pages plus the open page).
   int64_t buffered_bytes() const {
-    return static_cast<int64_t>(chunk_.size() + values_.size() + def_levels_.size() / 4);
+    return static_cast<int64_t>(chunk_.size() + values_.size() + (def_levels_.size() + rep_levels_.size()) / 4);
   }
   // Pages written so far in the current chunk (the open page not counted).
   int64_t pages_in_chunk() const { return pages_in_chunk_; }
@@ -84,14 +102,18 @@ class ParquetColumnChunkWriter {
 
   ParquetColumnSpec column_;
   ParquetSchemaNode leaf_;
+  std::vector<std::string> path_;
   ParquetPhysicalType physical_;
-  bool optional_;
+  bool optional_;  // the leaf itself is OPTIONAL
+  int16_t max_def_;
+  int16_t max_rep_;
   ParquetPageCompressor* compressor_;
   int64_t page_bytes_;
 
   // The open page.
   std::string values_;
   std::vector<uint16_t> def_levels_;
+  std::vector<uint16_t> rep_levels_;
   int64_t page_values_ = 0;
   int64_t bool_bits_ = 0;  // BOOLEAN: values bit-packed into values_ so far
 

@@ -1,6 +1,7 @@
 #include "tide/format/parquet_file_encoder.h"
 
 #include <cstring>
+#include <map>
 #include <utility>
 
 #include "tide/format/parquet_schema_builder.h"
@@ -11,16 +12,56 @@ namespace {
 
 constexpr char kMagic[] = "PAR1";
 
+bool HasVariant(const DataType& type) {
+  switch (type.root()) {
+    case TypeRoot::kVariant:
+      return true;
+    case TypeRoot::kArray:
+    case TypeRoot::kMultiset:
+      return HasVariant(type.element());
+    case TypeRoot::kMap:
+      return HasVariant(type.key()) || HasVariant(type.value());
+    case TypeRoot::kRow:
+      for (const DataField& field : type.fields()) {
+        if (HasVariant(field.type)) return true;
+      }
+      return false;
+    default:
+      return false;
+  }
+}
+
+const std::vector<Datum>* NestedItems(const Datum& value) {
+  const auto* nested = std::get_if<std::shared_ptr<const NestedValue>>(&value.storage());
+  return nested != nullptr && *nested != nullptr ? &(*nested)->items : nullptr;
+}
+
+// A multiset's distinct elements with their counts, in order of first appearance.
+std::vector<std::pair<Datum, int64_t>> CountElements(const std::vector<Datum>& items) {
+  std::vector<std::pair<Datum, int64_t>> counts;
+  auto less = [](const Datum& a, const Datum& b) { return CompareDatum(a, b) < 0; };
+  std::map<Datum, size_t, decltype(less)> index(less);
+  for (const Datum& item : items) {
+    auto [it, inserted] = index.emplace(item, counts.size());
+    if (inserted) {
+      counts.emplace_back(item, 1);
+    } else {
+      ++counts[it->second].second;
+    }
+  }
+  return counts;
+}
+
 }  // namespace
 
-ParquetFileEncoder::ParquetFileEncoder(std::vector<ParquetSchemaNode> schema, ParquetEncoderOptions options)
-    : schema_(std::move(schema)),
+ParquetFileEncoder::ParquetFileEncoder(ParquetSchemaPlan plan, ParquetEncoderOptions options)
+    : plan_(std::move(plan)),
       options_(options),
       compressor_(std::make_unique<ParquetPageCompressor>(options.codec, options.zstd_level)) {}
 
 bool ParquetFileEncoder::CanEncode(const std::vector<ParquetColumnSpec>& columns) {
   for (const ParquetColumnSpec& column : columns) {
-    if (column.type.IsNested() || column.type.root() == TypeRoot::kVariant) return false;
+    if (HasVariant(column.type)) return false;
   }
   return true;
 }
@@ -31,13 +72,11 @@ Result<std::unique_ptr<ParquetFileEncoder>> ParquetFileEncoder::Create(std::vect
   if (options.row_group_rows <= 0 || options.row_group_bytes <= 0 || options.page_bytes <= 0) {
     return Status::InvalidArgument("Parquet row-group and page bounds must be positive");
   }
-  TIDE_ASSIGN_OR_RETURN(std::vector<ParquetSchemaNode> schema,
-                        BuildFlatParquetSchema(columns, options.write_field_ids));
-  std::unique_ptr<ParquetFileEncoder> encoder(new ParquetFileEncoder(schema, options));
-  encoder->columns_.reserve(columns.size());
-  for (size_t i = 0; i < columns.size(); ++i) {
-    encoder->columns_.emplace_back(std::move(columns[i]), schema[i + 1], encoder->compressor_.get(),
-                                   options.page_bytes);
+  TIDE_ASSIGN_OR_RETURN(ParquetSchemaPlan plan, BuildParquetSchema(columns, options.write_field_ids));
+  std::unique_ptr<ParquetFileEncoder> encoder(new ParquetFileEncoder(std::move(plan), options));
+  encoder->leaves_.reserve(encoder->plan_.leaves.size());
+  for (const ParquetLeafPlan& leaf : encoder->plan_.leaves) {
+    encoder->leaves_.emplace_back(leaf, encoder->compressor_.get(), options.page_bytes);
   }
   encoder->file_.append(kMagic, 4);
   return encoder;
@@ -45,14 +84,22 @@ Result<std::unique_ptr<ParquetFileEncoder>> ParquetFileEncoder::Create(std::vect
 
 Status ParquetFileEncoder::Append(const Row& row) {
   if (finished_) return Status::InvalidArgument("append after Finish");
-  if (row.size() != columns_.size()) {
-    return Status::InvalidArgument("a row has {} values but the file has {} columns", row.size(), columns_.size());
+  const std::vector<ParquetValuePlan>& columns = plan_.columns;
+  if (row.size() != columns.size()) {
+    return Status::InvalidArgument("a row has {} values but the file has {} columns", row.size(), columns.size());
   }
-  for (size_t c = 0; c < columns_.size(); ++c) TIDE_RETURN_IF_ERROR(columns_[c].Check(row[c]));
+  for (size_t c = 0; c < columns.size(); ++c) TIDE_RETURN_IF_ERROR(CheckValue(columns[c], row[c]));
+  for (size_t c = 0; c < columns.size(); ++c) {
+    if (columns[c].kind == ParquetValuePlan::kLeaf) {
+      leaves_[static_cast<size_t>(columns[c].first_leaf)].Append(row[c]);
+    } else {
+      Shred(columns[c], row[c], 0, 0);
+    }
+  }
   int64_t buffered = 0;
-  for (size_t c = 0; c < columns_.size(); ++c) {
-    columns_[c].Append(row[c]);
-    buffered += columns_[c].buffered_bytes();
+  for (ParquetColumnChunkWriter& leaf : leaves_) {
+    TIDE_RETURN_IF_ERROR(leaf.MaybeFinishPage());
+    buffered += leaf.buffered_bytes();
   }
   ++row_count_;
   ++group_rows_;
@@ -62,13 +109,102 @@ Status ParquetFileEncoder::Append(const Row& row) {
   return Status::OK();
 }
 
+Status ParquetFileEncoder::CheckValue(const ParquetValuePlan& plan, const Datum& value) const {
+  if (plan.kind == ParquetValuePlan::kLeaf) return leaves_[static_cast<size_t>(plan.first_leaf)].Check(value);
+  auto wrong = [&](std::string_view detail) {
+    return Status::InvalidArgument("column {} ({}): {}", plan.name, plan.type.ToString(), detail);
+  };
+  if (value.is_null()) {
+    return plan.optional ? Status::OK() : wrong("NULL in a NOT NULL column; give it a value or make it nullable");
+  }
+  const std::vector<Datum>* items = NestedItems(value);
+  if (items == nullptr) return wrong("the value is not a nested value");
+  switch (plan.kind) {
+    case ParquetValuePlan::kRow:
+      if (items->size() != plan.children.size()) {
+        return wrong(fmt::format("a row of {} fields has {} values", plan.children.size(), items->size()));
+      }
+      for (size_t i = 0; i < items->size(); ++i) TIDE_RETURN_IF_ERROR(CheckValue(plan.children[i], (*items)[i]));
+      return Status::OK();
+    case ParquetValuePlan::kList:
+      for (const Datum& item : *items) TIDE_RETURN_IF_ERROR(CheckValue(plan.children[0], item));
+      return Status::OK();
+    case ParquetValuePlan::kMultiset:
+      for (const Datum& item : *items) {
+        if (item.is_null()) return wrong("a NULL element; a multiset's elements are a map's keys, never NULL");
+        TIDE_RETURN_IF_ERROR(CheckValue(plan.children[0], item));
+      }
+      return Status::OK();
+    case ParquetValuePlan::kMap:
+      if (items->size() % 2 != 0) return wrong("a map value needs key, value pairs");
+      for (size_t i = 0; i < items->size(); i += 2) {
+        if ((*items)[i].is_null()) return wrong("a NULL map key; Parquet map keys are never NULL");
+        TIDE_RETURN_IF_ERROR(CheckValue(plan.children[0], (*items)[i]));
+        TIDE_RETURN_IF_ERROR(CheckValue(plan.children[1], (*items)[i + 1]));
+      }
+      return Status::OK();
+    case ParquetValuePlan::kLeaf:
+      break;
+  }
+  return Status::Internal("column {}: unknown value plan", plan.name);
+}
+
+void ParquetFileEncoder::Shred(const ParquetValuePlan& plan, const Datum& value, int16_t rep, int16_t parent_def) {
+  auto absent = [&](int16_t def) {
+    for (int l = plan.first_leaf; l < plan.first_leaf + plan.leaf_count; ++l) {
+      leaves_[static_cast<size_t>(l)].AppendNull(rep, def);
+    }
+  };
+  if (value.is_null()) {
+    absent(parent_def);
+    return;
+  }
+  if (plan.kind == ParquetValuePlan::kLeaf) {
+    leaves_[static_cast<size_t>(plan.first_leaf)].AppendValue(rep, value);
+    return;
+  }
+  const std::vector<Datum>& items = *NestedItems(value);
+  const int16_t entry_def = static_cast<int16_t>(plan.def_level + 1);  // the repeated group holds an entry
+  switch (plan.kind) {
+    case ParquetValuePlan::kRow:
+      for (size_t i = 0; i < items.size(); ++i) Shred(plan.children[i], items[i], rep, plan.def_level);
+      return;
+    case ParquetValuePlan::kList:
+      if (items.empty()) return absent(plan.def_level);
+      for (size_t i = 0; i < items.size(); ++i) {
+        Shred(plan.children[0], items[i], i == 0 ? rep : plan.rep_level, entry_def);
+      }
+      return;
+    case ParquetValuePlan::kMap:
+      if (items.empty()) return absent(plan.def_level);
+      for (size_t i = 0; i < items.size(); i += 2) {
+        const int16_t r = i == 0 ? rep : plan.rep_level;
+        Shred(plan.children[0], items[i], r, entry_def);
+        Shred(plan.children[1], items[i + 1], r, entry_def);
+      }
+      return;
+    case ParquetValuePlan::kMultiset: {
+      if (items.empty()) return absent(plan.def_level);
+      const std::vector<std::pair<Datum, int64_t>> counts = CountElements(items);
+      for (size_t i = 0; i < counts.size(); ++i) {
+        const int16_t r = i == 0 ? rep : plan.rep_level;
+        Shred(plan.children[0], counts[i].first, r, entry_def);
+        Shred(plan.children[1], Datum(counts[i].second), r, entry_def);
+      }
+      return;
+    }
+    case ParquetValuePlan::kLeaf:
+      return;
+  }
+}
+
 Status ParquetFileEncoder::FinishRowGroup() {
   if (group_rows_ == 0) return Status::OK();
   RowGroupMeta group;
   group.num_rows = group_rows_;
-  group.chunks.reserve(columns_.size());
-  for (ParquetColumnChunkWriter& column : columns_) {
-    TIDE_ASSIGN_OR_RETURN(ParquetChunkMeta meta, column.FinishChunk(&file_));
+  group.chunks.reserve(leaves_.size());
+  for (ParquetColumnChunkWriter& leaf : leaves_) {
+    TIDE_ASSIGN_OR_RETURN(ParquetChunkMeta meta, leaf.FinishChunk(&file_));
     group.chunks.push_back(std::move(meta));
   }
   row_groups_.push_back(std::move(group));
@@ -80,8 +216,8 @@ void ParquetFileEncoder::WriteFooter(std::string* bytes) const {
   ThriftCompactWriter out(bytes);
   out.BeginStruct();  // FileMetaData
   out.I32Field(1, 1);  // version
-  out.ListField(2, kThriftStruct, static_cast<int64_t>(schema_.size()));
-  for (const ParquetSchemaNode& node : schema_) WriteParquetSchemaNode(out, node);
+  out.ListField(2, kThriftStruct, static_cast<int64_t>(plan_.nodes.size()));
+  for (const ParquetSchemaNode& node : plan_.nodes) WriteParquetSchemaNode(out, node);
   out.I64Field(3, row_count_);
   out.ListField(4, kThriftStruct, static_cast<int64_t>(row_groups_.size()));
   for (size_t g = 0; g < row_groups_.size(); ++g) {
@@ -99,8 +235,8 @@ void ParquetFileEncoder::WriteFooter(std::string* bytes) const {
       out.ListField(2, kThriftI32, 2);  // encodings: PLAIN, RLE
       out.ZigZag(0);
       out.ZigZag(3);
-      out.ListField(3, kThriftBinary, 1);  // path_in_schema
-      out.Binary(chunk.path);
+      out.ListField(3, kThriftBinary, static_cast<int64_t>(chunk.path.size()));  // path_in_schema
+      for (const std::string& part : chunk.path) out.Binary(part);
       out.I32Field(4, static_cast<int32_t>(options_.codec));
       out.I64Field(5, chunk.num_values);
       out.I64Field(6, chunk.total_uncompressed_size);
@@ -122,8 +258,8 @@ void ParquetFileEncoder::WriteFooter(std::string* bytes) const {
     out.EndStruct();
   }
   out.BinaryField(6, kTideParquetCreatedBy);
-  out.ListField(7, kThriftStruct, static_cast<int64_t>(columns_.size()));  // column_orders
-  for (size_t c = 0; c < columns_.size(); ++c) {
+  out.ListField(7, kThriftStruct, static_cast<int64_t>(leaves_.size()));  // column_orders, one per leaf
+  for (size_t c = 0; c < leaves_.size(); ++c) {
     out.BeginStruct();
     out.BeginStructField(1);  // TYPE_ORDER
     out.EndStruct();

@@ -1,16 +1,19 @@
 // ParquetFileEncoder: Tide's own Parquet encoder; rows in, the bytes of a whole Parquet file out, with
 // Java Paimon's physical schema (parquet_schema_builder.h).
 //
-// Layout: `PAR1`; per row group, per column, one chunk of data pages v1 (PLAIN values, RLE/bit-packed
-// definition levels for OPTIONAL columns, each page compressed with the file's codec;
+// Layout: `PAR1`; per row group, per leaf column, one chunk of data pages v1 (PLAIN values, RLE/bit-packed
+// repetition and definition levels where the leaf has them, each page compressed with the file's codec;
 // parquet_column_chunk_writer.h); then the Thrift FileMetaData (version 1, the schema, num_rows, the row
 // groups with their ColumnMetaData and Statistics, created_by, a TYPE_ORDER column order per column),
 // its 4-byte length and `PAR1`. A row group ends when it holds `row_group_rows` rows or its buffered
 // bytes reach `row_group_bytes`; a data page when its values reach `page_bytes`.
 //
+// Nested values (ARRAY, MAP, MULTISET, ROW) are shredded into their leaf columns with Dremel's repetition
+// and definition levels, following the plan of parquet_schema_builder.h: a NULL or empty list or map
+// writes one entry below its level to each leaf under it; the elements after the first of a list repeat
+// at the list's level; a MULTISET writes each distinct element once with its count.
 // Append checks every value of a row before writing any, so a row that does not fit (InvalidArgument
-// naming the column) leaves the encoder as it was. Columns must not be nested (ARRAY, MAP, MULTISET, ROW)
-// or VARIANT: Create says NotSupported for those.
+// naming the column) leaves the encoder as it was. VARIANT columns are NotSupported.
 // The encoded file is kept in memory (compressed) until Finish hands it over.
 // Thread-safety: one thread at a time.
 #pragma once
@@ -24,6 +27,7 @@
 #include "tide/format/parquet_column.h"
 #include "tide/format/parquet_column_chunk_writer.h"
 #include "tide/format/parquet_compression.h"
+#include "tide/format/parquet_schema_builder.h"
 #include "tide/types/datum.h"
 
 namespace tide {
@@ -44,7 +48,7 @@ struct ParquetEncoderOptions {
 class ParquetFileEncoder {
  public:
   // InvalidArgument for empty `columns` or bounds that are not positive; NotSupported naming the column
-  // for a nested or VARIANT column.
+  // for a VARIANT column (at any depth).
   static Result<std::unique_ptr<ParquetFileEncoder>> Create(std::vector<ParquetColumnSpec> columns,
                                                             ParquetEncoderOptions options = {});
   // True if Create accepts these columns' types.
@@ -67,14 +71,16 @@ class ParquetFileEncoder {
     std::vector<ParquetChunkMeta> chunks;
     int64_t num_rows = 0;
   };
-  ParquetFileEncoder(std::vector<ParquetSchemaNode> schema, ParquetEncoderOptions options);
+  ParquetFileEncoder(ParquetSchemaPlan plan, ParquetEncoderOptions options);
+  Status CheckValue(const ParquetValuePlan& plan, const Datum& value) const;
+  void Shred(const ParquetValuePlan& plan, const Datum& value, int16_t rep, int16_t parent_def);
   Status FinishRowGroup();
   void WriteFooter(std::string* out) const;
 
-  std::vector<ParquetSchemaNode> schema_;  // root first
+  ParquetSchemaPlan plan_;
   ParquetEncoderOptions options_;
   std::unique_ptr<ParquetPageCompressor> compressor_;
-  std::vector<ParquetColumnChunkWriter> columns_;
+  std::vector<ParquetColumnChunkWriter> leaves_;  // one per leaf column, in schema order
   std::vector<RowGroupMeta> row_groups_;
   std::string file_;
   int64_t row_count_ = 0;

@@ -117,19 +117,134 @@ Result<ParquetSchemaNode> ParquetLeafNode(const ParquetColumnSpec& column, bool 
   return node;
 }
 
-Result<std::vector<ParquetSchemaNode>> BuildFlatParquetSchema(const std::vector<ParquetColumnSpec>& columns,
-                                                              bool write_field_ids) {
-  std::vector<ParquetSchemaNode> nodes;
-  nodes.reserve(columns.size() + 1);
+namespace {
+
+class SchemaPlanner {
+ public:
+  SchemaPlanner(ParquetSchemaPlan* plan, bool write_field_ids) : plan_(plan), write_field_ids_(write_field_ids) {}
+
+  // Plans the node `name` of `type` below a parent whose levels are (def, rep) and whose path is `path`.
+  // `own_id` is the element's field id; `field_id` and `depth` the base for ids derived inside it.
+  Result<ParquetValuePlan> Plan(const std::string& name, const DataType& type, std::optional<int32_t> own_id,
+                                std::optional<int32_t> field_id, int depth, int16_t def, int16_t rep,
+                                std::vector<std::string> path, const std::string& dotted) {
+    path.push_back(name);
+    ParquetValuePlan value;
+    value.type = type;
+    value.name = dotted;
+    value.optional = type.nullable();
+    value.def_level = static_cast<int16_t>(def + (value.optional ? 1 : 0));
+    value.first_leaf = static_cast<int>(plan_->leaves.size());
+    const std::optional<int32_t> id = write_field_ids_ ? own_id : std::nullopt;
+    ParquetSchemaNode group;
+    group.name = name;
+    group.repetition = value.optional ? ParquetRepetition::kOptional : ParquetRepetition::kRequired;
+    group.field_id = id;
+    using L = ParquetLogicalAnnotation;
+    switch (type.root()) {
+      case TypeRoot::kRow: {
+        value.kind = ParquetValuePlan::kRow;
+        group.num_children = static_cast<int32_t>(type.fields().size());
+        plan_->nodes.push_back(group);
+        for (const DataField& field : type.fields()) {
+          TIDE_ASSIGN_OR_RETURN(ParquetValuePlan child, Plan(field.name, field.type, field.id, field.id, 0,
+                                                              value.def_level, rep, path, dotted + "." + field.name));
+          value.children.push_back(std::move(child));
+        }
+        break;
+      }
+      case TypeRoot::kArray: {
+        value.kind = ParquetValuePlan::kList;
+        value.rep_level = static_cast<int16_t>(rep + 1);
+        group.num_children = 1;
+        group.converted_type = ParquetConvertedType::kList;
+        group.logical.kind = L::kList;
+        plan_->nodes.push_back(group);
+        ParquetSchemaNode list;
+        list.name = "list";
+        list.repetition = ParquetRepetition::kRepeated;
+        list.num_children = 1;
+        plan_->nodes.push_back(list);
+        path.push_back("list");
+        std::optional<int32_t> element_id;
+        if (field_id) element_id = ArrayElementFieldId(*field_id, depth + 1);
+        TIDE_ASSIGN_OR_RETURN(ParquetValuePlan element,
+                              Plan("element", type.element(), element_id, field_id, depth + 1,
+                                   static_cast<int16_t>(value.def_level + 1), value.rep_level, path,
+                                   dotted + ".element"));
+        value.children.push_back(std::move(element));
+        break;
+      }
+      case TypeRoot::kMap:
+      case TypeRoot::kMultiset: {
+        const bool map = type.root() == TypeRoot::kMap;
+        value.kind = map ? ParquetValuePlan::kMap : ParquetValuePlan::kMultiset;
+        value.rep_level = static_cast<int16_t>(rep + 1);
+        group.num_children = 1;
+        group.converted_type = ParquetConvertedType::kMap;
+        group.logical.kind = L::kMap;
+        plan_->nodes.push_back(group);
+        ParquetSchemaNode key_value;
+        key_value.name = "key_value";
+        key_value.repetition = ParquetRepetition::kRepeated;
+        key_value.num_children = 2;
+        key_value.converted_type = ParquetConvertedType::kMapKeyValue;
+        plan_->nodes.push_back(key_value);
+        path.push_back("key_value");
+        const DataType key = (map ? type.key() : type.element()).WithNullable(false);
+        const DataType val = map ? type.value() : DataType::Int(false);
+        std::optional<int32_t> key_id, value_id;
+        if (field_id) {
+          key_id = MapKeyFieldId(*field_id, depth + 1);
+          value_id = MapValueFieldId(*field_id, depth + 1);
+        }
+        const int16_t entry_def = static_cast<int16_t>(value.def_level + 1);
+        TIDE_ASSIGN_OR_RETURN(ParquetValuePlan key_plan, Plan("key", key, key_id, field_id, depth + 1, entry_def,
+                                                               value.rep_level, path, dotted + ".key"));
+        TIDE_ASSIGN_OR_RETURN(ParquetValuePlan value_plan, Plan("value", val, value_id, field_id, depth + 1,
+                                                                 entry_def, value.rep_level, path, dotted + ".value"));
+        value.children.push_back(std::move(key_plan));
+        value.children.push_back(std::move(value_plan));
+        break;
+      }
+      default: {
+        value.kind = ParquetValuePlan::kLeaf;
+        ParquetLeafPlan leaf;
+        leaf.column = ParquetColumnSpec{dotted, own_id, type};
+        TIDE_ASSIGN_OR_RETURN(leaf.node, ParquetLeafNode(leaf.column, write_field_ids_));
+        leaf.node.name = name;
+        leaf.path = path;
+        leaf.max_def = value.def_level;
+        leaf.max_rep = rep;
+        plan_->nodes.push_back(leaf.node);
+        plan_->leaves.push_back(std::move(leaf));
+        break;
+      }
+    }
+    value.leaf_count = static_cast<int>(plan_->leaves.size()) - value.first_leaf;
+    return value;
+  }
+
+ private:
+  ParquetSchemaPlan* plan_;
+  bool write_field_ids_;
+};
+
+}  // namespace
+
+Result<ParquetSchemaPlan> BuildParquetSchema(const std::vector<ParquetColumnSpec>& columns, bool write_field_ids) {
+  ParquetSchemaPlan plan;
   ParquetSchemaNode root;
   root.name = kPaimonParquetRootName;
   root.num_children = static_cast<int32_t>(columns.size());
-  nodes.push_back(std::move(root));
+  plan.nodes.push_back(std::move(root));
+  SchemaPlanner planner(&plan, write_field_ids);
   for (const ParquetColumnSpec& column : columns) {
-    TIDE_ASSIGN_OR_RETURN(ParquetSchemaNode leaf, ParquetLeafNode(column, write_field_ids));
-    nodes.push_back(std::move(leaf));
+    TIDE_ASSIGN_OR_RETURN(ParquetValuePlan value, planner.Plan(column.name, column.type, column.field_id,
+                                                               column.field_id, 0, 0, 0, {}, column.name));
+    plan.columns.push_back(std::move(value));
   }
-  return nodes;
+  return plan;
 }
 
 namespace {

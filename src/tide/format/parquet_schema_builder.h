@@ -14,10 +14,23 @@
 //   TIMESTAMP(p)       INT64 TIMESTAMP_MILLIS / TIMESTAMP(MILLIS, UTC=false) for p <= 3, TIMESTAMP_MICROS /
 //                      TIMESTAMP(MICROS, UTC=false) for p <= 6, INT96 without annotation above
 //   TIMESTAMP_LTZ(p)   the same with isAdjustedToUTC=true
+//   ARRAY<T>           group (LIST, LIST) { repeated group list { element } }, the 3-level list
+//   MAP<K, V>          group (MAP, MAP) { repeated group key_value (MAP_KEY_VALUE) { key; value } }, the
+//                      key always REQUIRED (Java makes it NOT NULL)
+//   MULTISET<T>        MAP<T NOT NULL, INT NOT NULL>: each distinct element and its count
+//   ROW<...>           a group of the fields, without annotation
+// Field ids: top-level columns and ROW fields carry their DataField ids; an ARRAY's element and a MAP's
+// key and value carry the ids Paimon derives from the nearest field id and the depth (parquet_column.h;
+// the depth restarts inside a ROW); the repeated `list` and `key_value` groups carry none. VARIANT is
+// NotSupported.
 // The root is the message `paimon_schema` without repetition. Element fields are written in Thrift id
 // order (type, type_length, repetition, name, num_children, converted_type, scale, precision, field_id,
-// logicalType), as parquet-mr does. Nested types (ARRAY, MAP, MULTISET, ROW) and VARIANT are NotSupported
-// here: the writer sends files with such columns through DuckDB (parquet_writer.h).
+// logicalType), as parquet-mr does.
+//
+// Beside the schema, the builder plans how a value is shredded into the leaf columns (Dremel levels): a
+// tree per column (ParquetValuePlan) with each node's definition level when present and, for ARRAY and
+// MAP nodes, the repetition level of their repeated group; and per leaf its path, maximum levels and
+// type (ParquetLeafPlan). Leaves below a node are contiguous in schema order.
 // Thread-safety: plain values and pure functions.
 #pragma once
 
@@ -74,9 +87,36 @@ int32_t DecimalFixedLength(int precision);
 // The leaf element of a non-nested column. NotSupported naming the column for nested and VARIANT types.
 Result<ParquetSchemaNode> ParquetLeafNode(const ParquetColumnSpec& column, bool write_field_id);
 
-// The whole schema of a file of non-nested columns, root first.
-Result<std::vector<ParquetSchemaNode>> BuildFlatParquetSchema(const std::vector<ParquetColumnSpec>& columns,
-                                                              bool write_field_ids);
+// How the values of one node of a column's type reach the leaf columns.
+struct ParquetValuePlan {
+  enum Kind : uint8_t { kLeaf, kRow, kList, kMap, kMultiset };
+  Kind kind = kLeaf;
+  DataType type;
+  std::string name;          // the column's dotted path, for errors
+  bool optional = true;      // the node is OPTIONAL: NULL allowed, one definition level when present
+  int16_t def_level = 0;     // definition level of the node when its value is present
+  int16_t rep_level = 0;     // kList, kMap, kMultiset: repetition level of the repeated group
+  int first_leaf = 0;        // the leaves below the node: [first_leaf, first_leaf + leaf_count)
+  int leaf_count = 0;
+  std::vector<ParquetValuePlan> children;  // kRow: the fields; kList: element; kMap, kMultiset: key, value
+};
+
+struct ParquetLeafPlan {
+  std::vector<std::string> path;  // path_in_schema
+  int16_t max_def = 0;
+  int16_t max_rep = 0;
+  ParquetColumnSpec column;       // the leaf's name (dotted path), field id and Paimon type
+  ParquetSchemaNode node;
+};
+
+struct ParquetSchemaPlan {
+  std::vector<ParquetSchemaNode> nodes;   // the footer's schema, pre-order, root first
+  std::vector<ParquetValuePlan> columns;  // one per top-level column
+  std::vector<ParquetLeafPlan> leaves;    // in schema order
+};
+
+// The schema and shredding plan of a file of `columns`. NotSupported naming the column for VARIANT.
+Result<ParquetSchemaPlan> BuildParquetSchema(const std::vector<ParquetColumnSpec>& columns, bool write_field_ids);
 
 // Writes one SchemaElement struct (a list element: the caller wrote the list header).
 void WriteParquetSchemaNode(ThriftCompactWriter& out, const ParquetSchemaNode& node);

@@ -1,25 +1,27 @@
 // ParquetFileWriter: writes Tide Rows to one Parquet data file, with Java Paimon's physical schema.
 //
-// Files of non-nested columns (every table Tide writes today but those with ARRAY, MAP, MULTISET or ROW
-// columns) go through Tide's own encoder (parquet_file_encoder.h): the schema is Java Paimon 1.x's exactly
-// (parquet_schema_builder.h: root `paimon_schema`, REQUIRED for NOT NULL columns, INT96 for
-// TIMESTAMP(7..9) and TIMESTAMP_LTZ(7..9), isAdjustedToUTC=true for TIMESTAMP_LTZ, minimal
-// FIXED_LEN_BYTE_ARRAY for DECIMAL above 18 digits, bare INT32/INT64 for INT/BIGINT, logical and converted
-// types as parquet-mr writes them, TIME(MILLIS), field ids); data pages v1, PLAIN, zstd level 1 by
-// default, ~1 MiB pages, row groups bounded by rows and bytes, Statistics with min/max in Parquet's sort
-// order. What differs from Java's files: created_by ("tide version ..."), sizes, page boundaries and
-// encodings (Java uses dictionaries and may write v2 pages; Tide writes PLAIN v1 pages), and Java's
-// column and offset indexes and deprecated min/max statistics, which Tide does not write.
+// Tide's own encoder (parquet_file_encoder.h) writes every file whose codec it has (zstd, snappy, gzip,
+// uncompressed): the schema is Java Paimon 1.x's exactly (parquet_schema_builder.h: root `paimon_schema`,
+// REQUIRED for NOT NULL columns, INT96 for TIMESTAMP(7..9) and TIMESTAMP_LTZ(7..9), isAdjustedToUTC=true
+// for TIMESTAMP_LTZ, minimal FIXED_LEN_BYTE_ARRAY for DECIMAL above 18 digits, bare INT32/INT64 for
+// INT/BIGINT, logical and converted types as parquet-mr writes them, TIME(MILLIS), 3-level LISTs and
+// MAPs with MAP_KEY_VALUE and REQUIRED keys, field ids on every element Java gives one); data pages v1,
+// PLAIN, repetition and definition levels RLE/bit-packed, zstd level 1 by default, ~1 MiB pages ending
+// between rows, row groups bounded by rows and bytes, Statistics with min/max in Parquet's sort order.
+// What differs from Java's files: created_by ("tide version ..."), sizes, page boundaries and encodings
+// (Java uses dictionaries and may write v2 pages; Tide writes PLAIN v1 pages), and Java's column and
+// offset indexes and deprecated min/max statistics, which Tide does not write.
 //
-// Files with a nested column, or a codec Tide's encoder lacks (lz4), still go through DuckDB: rows are
-// encoded into DuckDB data chunks (duckdb_vector_encoder.h) appended to a temporary table on the
-// writer's own connection, and Finish() runs `COPY ... TO (FORMAT parquet)` with the field ids, codec
-// and row-group size. Such files keep DuckDB's gaps against Java's schema (every column OPTIONAL;
-// TIMESTAMP(7..9) as INT64 nanos with isAdjustedToUTC=false and values limited to 1677..2262;
-// TIMESTAMP_LTZ(0..3) with isAdjustedToUTC=false; TIME without annotation; DECIMAL above 18 digits as
-// FIXED_LEN_BYTE_ARRAY(16); INT_32/INT_64 on INT/BIGINT and converted types without logical types; the
-// root `duckdb_schema`; no MAP_KEY_VALUE on a map's key_value group; top-level names that differ only in
-// case are refused); readers, Tide's and Java's, read the values correctly regardless.
+// Files compressed with lz4 (which Tide does not link) still go through DuckDB: rows are encoded into
+// DuckDB data chunks (duckdb_vector_encoder.h) appended to a temporary table on the writer's own
+// connection, and Finish() runs `COPY ... TO (FORMAT parquet)` with the field ids, codec and row-group
+// size. Such files keep DuckDB's gaps against Java's schema (every column OPTIONAL; TIMESTAMP(7..9) as
+// INT64 nanos with isAdjustedToUTC=false and values limited to 1677..2262; TIMESTAMP_LTZ(0..3) with
+// isAdjustedToUTC=false; TIME without annotation; DECIMAL above 18 digits as FIXED_LEN_BYTE_ARRAY(16);
+// INT_32/INT_64 on INT/BIGINT and converted types without logical types; the root `duckdb_schema`; no
+// MAP_KEY_VALUE on a map's key_value group; top-level names that differ only in case are refused);
+// readers, Tide's and Java's, read the values correctly regardless. VARIANT columns are written by
+// neither (NotSupported).
 //
 // Either way nothing appears at the target before Finish(): the file is written under a temporary name
 // beside the target, fsynced and renamed to the target without replacing anything, so a file at the
@@ -47,7 +49,7 @@
 namespace tide {
 
 struct ParquetWriteOptions {
-  // Codec names: zstd, snappy, gzip, uncompressed (Tide's encoder); lz4 and brotli go through DuckDB.
+  // Codec names: zstd, snappy, gzip, uncompressed (Tide's encoder); lz4 goes through DuckDB.
   std::string compression = "zstd";
   int compression_level = 1;             // zstd only (Paimon's file.compression.zstd-level)
   // Rows per row group at most.
