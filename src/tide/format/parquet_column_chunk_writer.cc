@@ -1,8 +1,10 @@
 #include "tide/format/parquet_column_chunk_writer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <utility>
 
 #include "tide/format/parquet_level_encoder.h"
@@ -61,7 +63,7 @@ bool EncodeInt96(const TimestampValue& value, char out[12]) {
 }
 
 ParquetColumnChunkWriter::ParquetColumnChunkWriter(const ParquetLeafPlan& leaf, ParquetPageCompressor* compressor,
-                                                   int64_t page_bytes)
+                                                   int64_t page_bytes, int64_t dictionary_bytes)
     : column_(leaf.column),
       leaf_(leaf.node),
       path_(leaf.path),
@@ -70,7 +72,10 @@ ParquetColumnChunkWriter::ParquetColumnChunkWriter(const ParquetLeafPlan& leaf, 
       max_def_(leaf.max_def),
       max_rep_(leaf.max_rep),
       compressor_(compressor),
-      page_bytes_(page_bytes) {}
+      page_bytes_(page_bytes),
+      dictionary_eligible_(physical_ == ParquetPhysicalType::kByteArray && max_rep_ == 0 && dictionary_bytes > 0),
+      dictionary_active_(dictionary_eligible_),
+      dictionary_bytes_(dictionary_bytes) {}
 
 Status ParquetColumnChunkWriter::Check(const Datum& value) const {
   const DataType& type = column_.type;
@@ -161,6 +166,42 @@ void ParquetColumnChunkWriter::AppendNull(int16_t rep, int16_t def) {
   def_levels_.push_back(static_cast<uint16_t>(def));
 }
 
+void ParquetColumnChunkWriter::AppendBytes(const std::string& v) {
+  page_plain_bytes_ += static_cast<int64_t>(4 + v.size());
+  if (dictionary_active_) {
+    auto it = dictionary_index_.find(v);
+    if (it != dictionary_index_.end()) {
+      indices_.push_back(it->second);
+      return;
+    }
+    if (static_cast<int64_t>(dictionary_.size() + 4 + v.size()) <= dictionary_bytes_) {
+      const uint32_t index = static_cast<uint32_t>(dictionary_index_.size());
+      dictionary_index_.emplace(v, index);
+      PutLittleEndian(static_cast<int32_t>(v.size()), &dictionary_);
+      dictionary_.append(v);
+      indices_.push_back(index);
+      return;
+    }
+    // The dictionary is full: end the open page (without this value) and write PLAIN from here on.
+    page_plain_bytes_ -= static_cast<int64_t>(4 + v.size());
+    const uint16_t rep = rep_levels_.empty() ? 0 : rep_levels_.back();
+    const uint16_t def = def_levels_.empty() ? 0 : def_levels_.back();
+    // This entry's levels are already recorded; move them to the next page.
+    if (max_rep_ > 0) rep_levels_.pop_back();
+    if (max_def_ > 0) def_levels_.pop_back();
+    --page_values_;
+    Status st = FinishPage();
+    if (!st.ok() && deferred_.ok()) deferred_ = st;
+    dictionary_active_ = false;
+    ++page_values_;
+    if (max_rep_ > 0) rep_levels_.push_back(rep);
+    if (max_def_ > 0) def_levels_.push_back(def);
+    page_plain_bytes_ += static_cast<int64_t>(4 + v.size());
+  }
+  PutLittleEndian(static_cast<int32_t>(v.size()), &values_);
+  values_.append(v);
+}
+
 void ParquetColumnChunkWriter::AppendValue(int16_t rep, const Datum& value) {
   ++page_values_;
   ++chunk_values_;
@@ -224,8 +265,7 @@ void ParquetColumnChunkWriter::AppendValue(int16_t rep, const Datum& value) {
     }
     case ParquetPhysicalType::kByteArray: {
       const std::string& v = value.as_string();
-      PutLittleEndian(static_cast<int32_t>(v.size()), &values_);
-      values_.append(v);
+      AppendBytes(v);
       if (v.size() > kMaxStatisticsValueBytes) {
         oversized_ = true;
       } else if (!has_bounds_) {
@@ -266,45 +306,91 @@ Status ParquetColumnChunkWriter::FinishPage() {
   };
   if (max_rep_ > 0) append_levels(rep_levels_, max_rep_);
   if (max_def_ > 0) append_levels(def_levels_, max_def_);
-  page_buffer_.append(values_);
-  TIDE_RETURN_IF_ERROR(compressor_->Compress(page_buffer_, &compressed_));
-
-  header_.clear();
-  ThriftCompactWriter out(&header_);
-  out.BeginStruct();
-  out.I32Field(1, 0);  // DATA_PAGE
-  out.I32Field(2, static_cast<int32_t>(page_buffer_.size()));
-  out.I32Field(3, static_cast<int32_t>(compressed_.size()));
-  out.BeginStructField(5);  // DataPageHeader
-  out.I32Field(1, static_cast<int32_t>(page_values_));
-  out.I32Field(2, 0);  // PLAIN
-  out.I32Field(3, 3);  // definition levels: RLE
-  out.I32Field(4, 3);  // repetition levels: RLE
-  out.EndStruct();
-  out.EndStruct();
-
-  chunk_.append(header_);
-  chunk_.append(compressed_);
-  chunk_uncompressed_ += static_cast<int64_t>(header_.size() + page_buffer_.size());
-  ++pages_in_chunk_;
+  int32_t encoding = 0;  // PLAIN
+  if (dictionary_active_) {
+    encoding = 2;  // PLAIN_DICTIONARY, as parquet-mr's v1 writer says
+    const int width = std::max(1, ParquetLevelBitWidth(static_cast<int>(dictionary_index_.size()) - 1));
+    page_buffer_.push_back(static_cast<char>(width));
+    AppendRleBitPackedHybrid(std::span<const uint32_t>(indices_), width, &page_buffer_);
+    chunk_dictionary_pages_ = true;
+  } else {
+    page_buffer_.append(values_);
+    chunk_plain_pages_ = true;
+  }
+  WritePage(0, page_buffer_, page_values_, encoding);
+  if (!deferred_.ok()) return deferred_;
   values_.clear();
+  indices_.clear();
   def_levels_.clear();
   rep_levels_.clear();
   page_values_ = 0;
+  page_plain_bytes_ = 0;
   bool_bits_ = 0;
   return Status::OK();
 }
 
+// Compresses `body` and appends it with its PageHeader to the chunk: a data page v1 (page_type 0) of
+// `num_values` entries, or the dictionary page (page_type 2) of `num_values` distinct values.
+void ParquetColumnChunkWriter::WritePage(int32_t page_type, const std::string& body, int64_t num_values,
+                                         int32_t encoding) {
+  Status st = compressor_->Compress(body, &compressed_);
+  if (!st.ok()) {
+    if (deferred_.ok()) deferred_ = st;
+    return;
+  }
+  header_.clear();
+  ThriftCompactWriter out(&header_);
+  out.BeginStruct();
+  out.I32Field(1, page_type);
+  out.I32Field(2, static_cast<int32_t>(body.size()));
+  out.I32Field(3, static_cast<int32_t>(compressed_.size()));
+  if (page_type == 0) {
+    out.BeginStructField(5);  // DataPageHeader
+    out.I32Field(1, static_cast<int32_t>(num_values));
+    out.I32Field(2, encoding);
+    out.I32Field(3, 3);  // definition levels: RLE
+    out.I32Field(4, 3);  // repetition levels: RLE
+    out.EndStruct();
+    ++pages_in_chunk_;
+  } else {
+    out.BeginStructField(7);  // DictionaryPageHeader
+    out.I32Field(1, static_cast<int32_t>(num_values));
+    out.I32Field(2, encoding);
+    out.EndStruct();
+  }
+  out.EndStruct();
+  chunk_.append(header_);
+  chunk_.append(compressed_);
+  chunk_uncompressed_ += static_cast<int64_t>(header_.size() + body.size());
+}
+
 Result<ParquetChunkMeta> ParquetColumnChunkWriter::FinishChunk(std::string* file) {
   TIDE_RETURN_IF_ERROR(FinishPage());
+  if (!deferred_.ok()) return deferred_;
   ParquetChunkMeta meta;
   meta.type = physical_;
   meta.path = path_;
   meta.num_values = chunk_values_;
   meta.null_count = chunk_nulls_;
+  meta.plain_pages = chunk_plain_pages_;
+  meta.dictionary_pages = chunk_dictionary_pages_;
+  if (chunk_dictionary_pages_) {
+    // The dictionary page goes first; the data pages written so far follow it.
+    std::string data_pages = std::move(chunk_);
+    const int64_t data_uncompressed = chunk_uncompressed_;
+    chunk_.clear();
+    chunk_uncompressed_ = 0;
+    WritePage(2, dictionary_, static_cast<int64_t>(dictionary_index_.size()), 2);  // PLAIN_DICTIONARY
+    if (!deferred_.ok()) return deferred_;
+    meta.dictionary_page_offset = static_cast<int64_t>(file->size());
+    meta.data_page_offset = static_cast<int64_t>(file->size() + chunk_.size());
+    chunk_.append(data_pages);
+    chunk_uncompressed_ += data_uncompressed;
+  } else {
+    meta.data_page_offset = static_cast<int64_t>(file->size());
+  }
   meta.total_uncompressed_size = chunk_uncompressed_;
   meta.total_compressed_size = static_cast<int64_t>(chunk_.size());
-  meta.data_page_offset = static_cast<int64_t>(file->size());
   file->append(chunk_);
 
   if (has_bounds_) {
@@ -359,6 +445,11 @@ Result<ParquetChunkMeta> ParquetColumnChunkWriter::FinishChunk(std::string* file
 
   chunk_.clear();
   pages_in_chunk_ = 0;
+  chunk_plain_pages_ = false;
+  chunk_dictionary_pages_ = false;
+  dictionary_active_ = dictionary_eligible_;
+  dictionary_index_.clear();
+  dictionary_.clear();
   chunk_values_ = 0;
   chunk_nulls_ = 0;
   chunk_uncompressed_ = 0;

@@ -7,7 +7,15 @@
 // level per entry; each is written RLE/bit-packed with its 4-byte length before the values (repetition
 // first), as data pages v1 require. MaybeFinishPage, called between rows (pages start at a row, so a
 // list never spans two pages), compresses the page once its values reach `page_bytes` and appends it,
-// with its Thrift PageHeader, to the chunk. FinishChunk appends the chunk to the file and
+// with its Thrift PageHeader, to the chunk.
+//
+// BYTE_ARRAY leaves outside lists and maps (strings and binary of top-level columns and ROW fields) are
+// dictionary-encoded as Java's parquet-mr v1 writer does: each distinct value once in a PLAIN dictionary
+// page at the start of the chunk, data pages of PLAIN_DICTIONARY indices (a bit-width byte, then the
+// indices RLE/bit-packed). When the chunk's dictionary would pass `dictionary_bytes` the open page is
+// ended and the rest of the chunk is PLAIN (the dictionary stays for the pages before), so a column of
+// mostly distinct values costs little more than PLAIN. A page ends when the PLAIN size of its values
+// reaches `page_bytes`, in either encoding. FinishChunk appends the chunk to the file and
 // returns what the footer needs: sizes, offsets, value and null counts, and the Statistics' min_value /
 // max_value in Parquet's sort order for the column (signed for integers, dates, times, timestamps and
 // decimals, also when stored as FIXED_LEN_BYTE_ARRAY; unsigned bytewise for strings and binary; none for
@@ -20,9 +28,11 @@
 // Thread-safety: one thread at a time.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tide/base/result.h"
@@ -34,6 +44,7 @@
 namespace tide {
 
 inline constexpr int64_t kDefaultParquetPageBytes = int64_t{1} << 20;
+inline constexpr int64_t kDefaultParquetDictionaryBytes = int64_t{1} << 20;  // parquet-mr's default
 inline constexpr size_t kMaxStatisticsValueBytes = 4096;
 
 // One written column chunk, as the footer's ColumnChunk / ColumnMetaData describes it.
@@ -45,6 +56,9 @@ struct ParquetChunkMeta {
   int64_t total_uncompressed_size = 0;  // page headers included
   int64_t total_compressed_size = 0;
   int64_t data_page_offset = 0;
+  std::optional<int64_t> dictionary_page_offset;
+  bool plain_pages = false;       // some data pages are PLAIN
+  bool dictionary_pages = false;  // some data pages are PLAIN_DICTIONARY
   std::optional<std::string> min_value;  // Statistics, PLAIN-encoded as the format specifies
   std::optional<std::string> max_value;
 };
@@ -56,8 +70,10 @@ bool EncodeInt96(const TimestampValue& value, char out[12]);
 
 class ParquetColumnChunkWriter {
  public:
+  // `dictionary_bytes` 0 turns dictionaries off.
   ParquetColumnChunkWriter(const ParquetLeafPlan& leaf, ParquetPageCompressor* compressor,
-                           int64_t page_bytes = kDefaultParquetPageBytes);
+                           int64_t page_bytes = kDefaultParquetPageBytes,
+                           int64_t dictionary_bytes = kDefaultParquetDictionaryBytes);
   ParquetColumnChunkWriter(const ParquetColumnChunkWriter&) = delete;
   ParquetColumnChunkWriter& operator=(const ParquetColumnChunkWriter&) = delete;
   ParquetColumnChunkWriter(ParquetColumnChunkWriter&&) = default;
@@ -83,12 +99,15 @@ class ParquetColumnChunkWriter {
   void AppendNull(int16_t rep, int16_t def);
   // Ends the open page if its values reached the page size. Call between rows only.
   Status MaybeFinishPage() {
-    return static_cast<int64_t>(values_.size()) >= page_bytes_ ? FinishPage() : Status::OK();
+    if (!deferred_.ok()) return deferred_;
+    const int64_t page_size = std::max(static_cast<int64_t>(values_.size()), page_plain_bytes_);
+    return page_size >= page_bytes_ ? FinishPage() : Status::OK();
   }
 
   // Bytes held for the current row group (compressed pages plus the open page).
   int64_t buffered_bytes() const {
-    return static_cast<int64_t>(chunk_.size() + values_.size() + (def_levels_.size() + rep_levels_.size()) / 4);
+    return static_cast<int64_t>(chunk_.size() + values_.size() + dictionary_.size() + 4 * indices_.size() +
+                                (def_levels_.size() + rep_levels_.size()) / 4);
   }
   // Pages written so far in the current chunk (the open page not counted).
   int64_t pages_in_chunk() const { return pages_in_chunk_; }
@@ -99,6 +118,8 @@ class ParquetColumnChunkWriter {
  private:
   Status FinishPage();
   void UpdateIntStats(int64_t v);
+  void AppendBytes(const std::string& v);
+  void WritePage(int32_t page_type, const std::string& body, int64_t num_values, int32_t encoding);
 
   ParquetColumnSpec column_;
   ParquetSchemaNode leaf_;
@@ -110,8 +131,18 @@ class ParquetColumnChunkWriter {
   ParquetPageCompressor* compressor_;
   int64_t page_bytes_;
 
+  // Dictionary state of the current chunk.
+  bool dictionary_eligible_;    // BYTE_ARRAY, not repeated, dictionary_bytes > 0
+  bool dictionary_active_;      // values still go to the dictionary in this chunk
+  int64_t dictionary_bytes_;
+  std::unordered_map<std::string, uint32_t> dictionary_index_;
+  std::string dictionary_;      // the distinct values, PLAIN
+  Status deferred_;             // a page that failed to compress while appending
+
   // The open page.
-  std::string values_;
+  std::string values_;          // PLAIN values
+  std::vector<uint32_t> indices_;  // dictionary indices (when dictionary_active_)
+  int64_t page_plain_bytes_ = 0;
   std::vector<uint16_t> def_levels_;
   std::vector<uint16_t> rep_levels_;
   int64_t page_values_ = 0;
@@ -126,6 +157,8 @@ class ParquetColumnChunkWriter {
   int64_t chunk_values_ = 0;
   int64_t chunk_nulls_ = 0;
   int64_t chunk_uncompressed_ = 0;
+  bool chunk_plain_pages_ = false;
+  bool chunk_dictionary_pages_ = false;
 
   // Statistics of the current chunk.
   bool has_bounds_ = false;

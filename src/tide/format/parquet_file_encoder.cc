@@ -69,14 +69,15 @@ bool ParquetFileEncoder::CanEncode(const std::vector<ParquetColumnSpec>& columns
 Result<std::unique_ptr<ParquetFileEncoder>> ParquetFileEncoder::Create(std::vector<ParquetColumnSpec> columns,
                                                                        ParquetEncoderOptions options) {
   if (columns.empty()) return Status::InvalidArgument("a Parquet file needs at least one column");
-  if (options.row_group_rows <= 0 || options.row_group_bytes <= 0 || options.page_bytes <= 0) {
+  if (options.row_group_rows <= 0 || options.row_group_bytes <= 0 || options.page_bytes <= 0 ||
+      options.dictionary_bytes < 0) {
     return Status::InvalidArgument("Parquet row-group and page bounds must be positive");
   }
   TIDE_ASSIGN_OR_RETURN(ParquetSchemaPlan plan, BuildParquetSchema(columns, options.write_field_ids));
   std::unique_ptr<ParquetFileEncoder> encoder(new ParquetFileEncoder(std::move(plan), options));
   encoder->leaves_.reserve(encoder->plan_.leaves.size());
   for (const ParquetLeafPlan& leaf : encoder->plan_.leaves) {
-    encoder->leaves_.emplace_back(leaf, encoder->compressor_.get(), options.page_bytes);
+    encoder->leaves_.emplace_back(leaf, encoder->compressor_.get(), options.page_bytes, options.dictionary_bytes);
   }
   encoder->file_.append(kMagic, 4);
   return encoder;
@@ -228,13 +229,17 @@ void ParquetFileEncoder::WriteFooter(std::string* bytes) const {
     for (const ParquetChunkMeta& chunk : group.chunks) {
       uncompressed += chunk.total_uncompressed_size;
       compressed += chunk.total_compressed_size;
+      const int64_t chunk_start = chunk.dictionary_page_offset.value_or(chunk.data_page_offset);
       out.BeginStruct();  // ColumnChunk
-      out.I64Field(2, chunk.data_page_offset);  // file_offset (deprecated): where the chunk starts
+      out.I64Field(2, chunk_start);  // file_offset (deprecated): where the chunk starts
       out.BeginStructField(3);  // ColumnMetaData
       out.I32Field(1, static_cast<int32_t>(chunk.type));
-      out.ListField(2, kThriftI32, 2);  // encodings: PLAIN, RLE
-      out.ZigZag(0);
-      out.ZigZag(3);
+      std::vector<int32_t> encodings;  // PLAIN_DICTIONARY, PLAIN, RLE (levels)
+      if (chunk.dictionary_pages) encodings.push_back(2);
+      if (chunk.plain_pages || !chunk.dictionary_pages) encodings.push_back(0);
+      encodings.push_back(3);
+      out.ListField(2, kThriftI32, static_cast<int64_t>(encodings.size()));
+      for (int32_t e : encodings) out.ZigZag(e);
       out.ListField(3, kThriftBinary, static_cast<int64_t>(chunk.path.size()));  // path_in_schema
       for (const std::string& part : chunk.path) out.Binary(part);
       out.I32Field(4, static_cast<int32_t>(options_.codec));
@@ -242,6 +247,7 @@ void ParquetFileEncoder::WriteFooter(std::string* bytes) const {
       out.I64Field(6, chunk.total_uncompressed_size);
       out.I64Field(7, chunk.total_compressed_size);
       out.I64Field(9, chunk.data_page_offset);
+      if (chunk.dictionary_page_offset) out.I64Field(11, *chunk.dictionary_page_offset);
       out.BeginStructField(12);  // Statistics
       out.I64Field(3, chunk.null_count);
       if (chunk.max_value) out.BinaryField(5, *chunk.max_value);
@@ -252,7 +258,10 @@ void ParquetFileEncoder::WriteFooter(std::string* bytes) const {
     }
     out.I64Field(2, uncompressed);  // total_byte_size
     out.I64Field(3, group.num_rows);
-    if (!group.chunks.empty()) out.I64Field(5, group.chunks.front().data_page_offset);  // file_offset
+    if (!group.chunks.empty()) {  // file_offset: where the first chunk starts
+      const ParquetChunkMeta& first = group.chunks.front();
+      out.I64Field(5, first.dictionary_page_offset.value_or(first.data_page_offset));
+    }
     out.I64Field(6, compressed);  // total_compressed_size
     out.I16Field(7, static_cast<int16_t>(g));  // ordinal
     out.EndStruct();

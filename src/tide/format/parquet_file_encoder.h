@@ -1,9 +1,10 @@
 // ParquetFileEncoder: Tide's own Parquet encoder; rows in, the bytes of a whole Parquet file out, with
 // Java Paimon's physical schema (parquet_schema_builder.h).
 //
-// Layout: `PAR1`; per row group, per leaf column, one chunk of data pages v1 (PLAIN values, RLE/bit-packed
-// repetition and definition levels where the leaf has them, each page compressed with the file's codec;
-// parquet_column_chunk_writer.h); then the Thrift FileMetaData (version 1, the schema, num_rows, the row
+// Layout: `PAR1`; per row group, per leaf column, one chunk: for strings and binary outside lists and
+// maps a dictionary page and PLAIN_DICTIONARY data pages (PLAIN once the dictionary is full), else data
+// pages v1 of PLAIN values; RLE/bit-packed repetition and definition levels where the leaf has them;
+// each page compressed with the file's codec (parquet_column_chunk_writer.h); then the Thrift FileMetaData (version 1, the schema, num_rows, the row
 // groups with their ColumnMetaData and Statistics, created_by, a TYPE_ORDER column order per column),
 // its 4-byte length and `PAR1`. A row group ends when it holds `row_group_rows` rows or its buffered
 // bytes reach `row_group_bytes`; a data page when its values reach `page_bytes`.
@@ -42,6 +43,7 @@ struct ParquetEncoderOptions {
   int64_t row_group_rows = 122880;
   int64_t row_group_bytes = int64_t{128} << 20;  // Paimon's parquet.block.size
   int64_t page_bytes = kDefaultParquetPageBytes;
+  int64_t dictionary_bytes = kDefaultParquetDictionaryBytes;  // per chunk; 0: no dictionaries
   bool write_field_ids = true;
 };
 

@@ -760,3 +760,63 @@ TEST(ParquetFileEncoderTest, NestedValuesThatDoNotFitAreRefused) {
 
 }  // namespace
 }  // namespace tide
+
+namespace tide {
+namespace {
+
+// Strings and binary get a dictionary page and PLAIN_DICTIONARY data pages, as Java's writer gives them;
+// a dictionary that fills up switches the rest of the chunk to PLAIN; repeated strings stay PLAIN.
+TEST(ParquetFileEncoderTest, DictionaryPagesAndTheirFallbackToPlain) {
+  std::vector<ParquetColumnSpec> columns = {
+      {"status", 1, DataType::String()},
+      {"id", 2, DataType::String(false)},
+      {"blob", 3, DataType::Bytes()},
+      {"r", 4, DataType::Row({DataField{5, "tag", DataType::String(), {}, {}}})},
+      {"tags", 6, DataType::Array(DataType::String())}};
+  static const char* kStatus[] = {"created", "paid", "shipped", "delivered", "cancelled"};
+  std::vector<Row> rows;
+  for (int64_t r = 0; r < 5000; ++r) {
+    rows.push_back({r % 11 == 0 ? Datum() : Datum(kStatus[r % 5]), Datum("order-" + std::to_string(r)),
+                    Datum(std::string(1, static_cast<char>(r % 3))),
+                    Datum::Nested({r % 2 ? Datum("t" + std::to_string(r % 4)) : Datum()}),
+                    Datum::Nested({Datum("a"), Datum(kStatus[r % 5])})});
+  }
+  ParquetEncoderOptions options;
+  options.row_group_rows = 2000;
+  options.page_bytes = 8192;
+  options.dictionary_bytes = 20000;  // `id` (about 14 bytes a value) fills it after ~1,400 rows
+  testing::TempDir dir;
+  std::string path = JoinPath(dir.path(), "dict.parquet");
+  WriteFile(path, columns, rows, options);
+  ExpectRowsReadBack(path, columns, rows);
+
+  DuckDB db = OpenDb();
+  auto meta = QueryText(db,
+                        "SELECT row_group_id::VARCHAR, path_in_schema, encodings, "
+                        "(dictionary_page_offset IS NOT NULL)::VARCHAR, stats_min_value, stats_max_value "
+                        "FROM parquet_metadata(" + QuoteSqlString(path) + ") ORDER BY row_group_id, column_id");
+  ASSERT_EQ(meta.size(), 3u * 5u);
+  for (size_t g = 0; g < 3; ++g) {
+    SCOPED_TRACE("row group " + std::to_string(g));
+    auto at = [&](size_t leaf) { return meta[g * 5 + leaf]; };
+    EXPECT_EQ(at(0)[3], "true");  // status: all dictionary
+    EXPECT_EQ(at(0)[2]->find("PLAIN_DICTIONARY"), 0u) << *at(0)[2];
+    EXPECT_EQ(at(0)[2]->find("PLAIN,"), std::string::npos) << *at(0)[2];
+    EXPECT_EQ(at(0)[4], "cancelled");
+    EXPECT_EQ(at(0)[5], "shipped");
+    // id: the dictionary fills up in the first two (2,000-row) groups; the last has 1,000 rows and fits.
+    EXPECT_EQ(at(1)[3], "true");
+    if (g < 2) {
+      EXPECT_NE(at(1)[2]->find("PLAIN_DICTIONARY"), std::string::npos) << *at(1)[2];
+      EXPECT_NE(at(1)[2]->find("PLAIN,"), std::string::npos) << *at(1)[2];
+    }
+    EXPECT_EQ(at(2)[3], "true");  // blob
+    EXPECT_EQ(at(3)[3], "true");  // a string inside a ROW
+    EXPECT_EQ(at(3)[1], "r, tag");
+    EXPECT_EQ(at(4)[3], "false");  // inside a list: PLAIN
+    EXPECT_EQ(at(4)[2]->find("PLAIN_DICTIONARY"), std::string::npos) << *at(4)[2];
+  }
+}
+
+}  // namespace
+}  // namespace tide

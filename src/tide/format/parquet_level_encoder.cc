@@ -14,20 +14,22 @@ void AppendVarint(uint64_t v, std::string* out) {
 }
 
 // The length of the run of equal values starting at `i`.
-size_t RunLength(std::span<const uint16_t> values, size_t i) {
+template <typename T>
+size_t RunLength(std::span<const T> values, size_t i) {
   size_t j = i + 1;
   while (j < values.size() && values[j] == values[i]) ++j;
   return j - i;
 }
 
-void AppendRleRun(uint16_t value, size_t count, int bit_width, std::string* out) {
+void AppendRleRun(uint32_t value, size_t count, int bit_width, std::string* out) {
   AppendVarint(static_cast<uint64_t>(count) << 1, out);
   const int bytes = (bit_width + 7) / 8;
   for (int b = 0; b < bytes; ++b) out->push_back(static_cast<char>((value >> (8 * b)) & 0xff));
 }
 
 // Bit-packs values[begin, begin + 8 * groups) (zeros past the end) after one header.
-void AppendBitPacked(std::span<const uint16_t> values, size_t begin, size_t groups, int bit_width,
+template <typename T>
+void AppendBitPacked(std::span<const T> values, size_t begin, size_t groups, int bit_width,
                      std::string* out) {
   AppendVarint((static_cast<uint64_t>(groups) << 1) | 1, out);
   uint64_t buffer = 0;
@@ -54,7 +56,8 @@ int ParquetLevelBitWidth(int max_level) {
   return width;
 }
 
-void AppendRleBitPackedHybrid(std::span<const uint16_t> values, int bit_width, std::string* out) {
+template <typename T>
+void AppendHybrid(std::span<const T> values, int bit_width, std::string* out) {
   constexpr size_t kMinRun = 8;
   constexpr size_t kMaxGroups = 63;
   size_t i = 0;
@@ -76,6 +79,14 @@ void AppendRleBitPackedHybrid(std::span<const uint16_t> values, int bit_width, s
     AppendBitPacked(values, i, groups, bit_width, out);
     i = std::min(j, values.size());
   }
+}
+
+void AppendRleBitPackedHybrid(std::span<const uint16_t> values, int bit_width, std::string* out) {
+  AppendHybrid(values, bit_width, out);
+}
+
+void AppendRleBitPackedHybrid(std::span<const uint32_t> values, int bit_width, std::string* out) {
+  AppendHybrid(values, bit_width, out);
 }
 
 }  // namespace tide

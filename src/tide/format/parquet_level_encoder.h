@@ -17,8 +17,10 @@ namespace tide {
 // The number of bits a level up to `max_level` needs (0 for max_level 0).
 int ParquetLevelBitWidth(int max_level);
 
-// Appends `values` (each < 2^bit_width, 1 <= bit_width <= 16) in the hybrid encoding to `out`, without
-// the 4-byte length prefix that data pages v1 put before it.
+// Appends `values` (each < 2^bit_width, 1 <= bit_width <= 32) in the hybrid encoding to `out`, without
+// the 4-byte length prefix that data pages v1 put before levels (levels are uint16, dictionary indices
+// uint32).
 void AppendRleBitPackedHybrid(std::span<const uint16_t> values, int bit_width, std::string* out);
+void AppendRleBitPackedHybrid(std::span<const uint32_t> values, int bit_width, std::string* out);
 
 }  // namespace tide

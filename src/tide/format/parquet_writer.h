@@ -6,11 +6,12 @@
 // for TIMESTAMP_LTZ, minimal FIXED_LEN_BYTE_ARRAY for DECIMAL above 18 digits, bare INT32/INT64 for
 // INT/BIGINT, logical and converted types as parquet-mr writes them, TIME(MILLIS), 3-level LISTs and
 // MAPs with MAP_KEY_VALUE and REQUIRED keys, field ids on every element Java gives one); data pages v1,
-// PLAIN, repetition and definition levels RLE/bit-packed, zstd level 1 by default, ~1 MiB pages ending
-// between rows, row groups bounded by rows and bytes, Statistics with min/max in Parquet's sort order.
-// What differs from Java's files: created_by ("tide version ..."), sizes, page boundaries and encodings
-// (Java uses dictionaries and may write v2 pages; Tide writes PLAIN v1 pages), and Java's column and
-// offset indexes and deprecated min/max statistics, which Tide does not write.
+// dictionary pages for strings and binary outside lists and maps, PLAIN otherwise, repetition and
+// definition levels RLE/bit-packed, zstd level 1 by default, ~1 MiB pages ending between rows, row groups
+// bounded by rows and bytes, Statistics with min/max in Parquet's sort order. What differs from Java's
+// files: created_by ("tide version ..."), sizes, page boundaries, encodings (Java may also use
+// dictionaries for numbers), and Java's page CRCs, column and offset indexes and deprecated min/max
+// statistics, which Tide does not write.
 //
 // Files compressed with lz4 (which Tide does not link) still go through DuckDB: rows are encoded into
 // DuckDB data chunks (duckdb_vector_encoder.h) appended to a temporary table on the writer's own
