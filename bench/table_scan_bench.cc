@@ -20,7 +20,8 @@
 // the key's rows with a pushed-down filter, newest file first), checked against the expected row. DuckDB:
 // `SELECT * FROM read_parquet('<one file>') WHERE order_id = <key>` per key. Median and p99.
 //
-//   build/bench/table_scan_bench [rows (default 2000000)] [bucket (default 1)] [all|scan|lookup]
+//   build/bench/table_scan_bench [rows (default 2000000)] [bucket (default 4)] [all|scan|lookup]
+// With TIDE_BENCH_KEEP set, the tables stay in their /tmp folder for a look with `tide sql`.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -38,6 +39,7 @@
 #include "tide/io/file_system.h"
 #include "tide/table/file_store_commit.h"
 #include "tide/table/table.h"
+#include "tide/sql/lake_connection.h"
 #include "tide/table/table_write.h"
 #include "orders_bench_util.h"
 
@@ -100,7 +102,12 @@ struct BuiltTable {
   int64_t files = 0;
 };
 
-BuiltTable BuildTable(const std::string& path, const TableSchema& schema, int64_t n) {
+// The two shapes of the table: `updates` (commit 1 inserts every key, commits 2..5 update 20-40% of
+// them and delete 1%) and `distinct` (every key inserted once, in one of the 5 commits at random, so the
+// 5 runs interleave key by key and hold exactly the table's rows).
+enum class Shape { kUpdates, kDistinct };
+
+BuiltTable BuildTable(const std::string& path, const TableSchema& schema, int64_t n, Shape shape) {
   FileSystem* fs = FileSystem::Local();
   Check(fs->WriteFileExclusive(path + "/schema/schema-0", schema.ToJson()), "create table");
   BuiltTable built;
@@ -115,8 +122,21 @@ BuiltTable BuildTable(const std::string& path, const TableSchema& schema, int64_
     auto writer = TableWrite::Create(fs, path, schema, "bench", config);
     Check(writer.status(), "TableWrite::Create");
     double update_share = run == 0 ? 1.0 : 0.2 + 0.2 * static_cast<double>(rng() % 1000) / 1000.0;
+    std::mt19937_64 placement(1234);  // the same draw in every run: which run holds a distinct key
     for (int64_t id = 1; id <= n; ++id) {
       Order& o = built.orders[static_cast<size_t>(id - 1)];
+      if (shape == Shape::kDistinct) {
+        if (static_cast<int>(placement() % kRuns) != run) continue;
+        o.create_time = 1700000000000 + static_cast<int64_t>(rng() % 31536000000ULL);
+        o.update_time = o.create_time + static_cast<int64_t>(rng() % 86400000);
+        o.live = true;
+        o.user_id = static_cast<int64_t>(rng() % 100000);
+        o.amount_cents = static_cast<int64_t>(rng() % 10000000);
+        o.status = static_cast<uint8_t>(rng() % 5);
+        Check((*writer)->Write(RowKind::kInsert, OrderRow(id, o)), "Write");
+        ++built.stored_rows;
+        continue;
+      }
       double pick = static_cast<double>(rng() % 1000000) / 1000000.0;
       if (run > 0 && pick < 0.01) {
         if (!o.live) continue;
@@ -183,7 +203,10 @@ void WriteReference(DuckConnection& conn, const TableSchema& schema, const Built
     Check(appender->AppendChunk(chunk), "append");
   }
   Check(appender->Close(), "appender close");
-  Check(conn.Execute("COPY (SELECT * FROM orders ORDER BY order_id) TO '" + out +
+  // Timestamps as DuckDB's TIMESTAMP (microseconds), the type paimon_scan gives TIMESTAMP(3) columns, so
+  // that both sides hash the same values without a cast.
+  Check(conn.Execute("COPY (SELECT order_id, user_id, amount, status, create_time::TIMESTAMP AS create_time, "
+                     "update_time::TIMESTAMP AS update_time FROM orders ORDER BY order_id) TO '" + out +
                      "' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)"),
         "COPY");
   Check(conn.Execute("DROP TABLE orders"), "drop");
@@ -251,95 +274,158 @@ double Percentile(std::vector<double> v, double p) {
   return v[std::min(i, v.size() - 1)];
 }
 
+// One shape's table, its expected rows and its reference file.
+struct Shaped {
+  std::string name;   // the table's name in the warehouse's `default` database
+  std::string path;
+  std::string reference;
+  BuiltTable built;
+  uint64_t checksum = 0;  // RowChecksum summed over the expected rows
+};
+
+// A one-row query's count and a checksum of the hashes (count, sum(hash(...)) mod a prime).
+struct SqlScan {
+  double seconds = 0;
+  double cpu = 0;
+  int64_t rows = 0;
+  int64_t hash_sum = 0;
+};
+SqlScan RunSqlScan(DuckConnection& conn, const std::string& from) {
+  const std::string sql = "SELECT count(*), (sum(hash(order_id, user_id, amount, status, create_time, update_time)) "
+                          "% 9223372036854775783)::BIGINT FROM " + from;
+  SqlScan run;
+  double cpu = CpuSeconds();
+  auto start = std::chrono::steady_clock::now();
+  DuckResult holder;
+  auto chunk = QueryOneChunk(conn, sql, &holder);
+  Check(chunk.status(), sql.c_str());
+  run.seconds = Seconds(start);
+  run.cpu = CpuSeconds() - cpu;
+  run.rows = *static_cast<const int64_t*>(duckdb_vector_get_data(chunk->column(0)));
+  run.hash_sum = *static_cast<const int64_t*>(duckdb_vector_get_data(chunk->column(1)));
+  return run;
+}
+
+// The full-scan figures of one shape: Tide through SQL (`tide sql`'s path: paimon_scan in a LakeConnection)
+// against DuckDB on the reference file in the same database, best of 3; then, for context, Tide's row
+// path (TableReader::NextBatch into Rows), and DuckDB over the unmerged runs and merging them in SQL.
+bool ReportScan(const Shaped& t, LakeConnection& lake) {
+  DuckConnection& conn = lake.connection();
+  const std::string tide_from = "paimon_scan('default." + t.name + "')";
+  const std::string duck_from = "read_parquet('" + t.reference + "')";
+  SqlScan best_tide, best_duck;
+  best_tide.seconds = best_duck.seconds = 1e300;
+  for (int round = 0; round < 3; ++round) {
+    SqlScan tide = RunSqlScan(conn, tide_from);
+    SqlScan duck = RunSqlScan(conn, duck_from);
+    if (tide.rows != t.built.live_rows || duck.rows != t.built.live_rows || tide.hash_sum != duck.hash_sum) {
+      std::fprintf(stderr, "%s: Tide's scan counted %lld rows (hash sum %lld), DuckDB's %lld (%lld); expected %lld rows\n",
+                   t.name.c_str(), static_cast<long long>(tide.rows), static_cast<long long>(tide.hash_sum),
+                   static_cast<long long>(duck.rows), static_cast<long long>(duck.hash_sum),
+                   static_cast<long long>(t.built.live_rows));
+      return false;
+    }
+    if (tide.seconds < best_tide.seconds) best_tide = tide;
+    if (duck.seconds < best_duck.seconds) best_duck = duck;
+    std::printf("  %s scan round %d: tide %.3f s (%.2f CPU-s), duckdb one file %.3f s (%.2f CPU-s)\n", t.name.c_str(),
+                round + 1, tide.seconds, tide.cpu, duck.seconds, duck.cpu);
+  }
+  double ratio = best_duck.seconds / best_tide.seconds;
+  std::printf("scan %s (%lld stored rows in the runs, %lld live), best of 3: tide %.3f s (%.0f rows/s, %.2f CPU-s), "
+              "duckdb one file %.3f s (%.2f CPU-s), ratio duckdb/tide %.2f (goal >= 0.5: %s)\n",
+              t.name.c_str(), static_cast<long long>(t.built.stored_rows), static_cast<long long>(t.built.live_rows),
+              best_tide.seconds, t.built.live_rows / best_tide.seconds, best_tide.cpu, best_duck.seconds,
+              best_duck.cpu, ratio, ratio >= 0.5 ? "met" : "not met");
+
+  // Context.
+  double cpu = CpuSeconds();
+  ScanResult rows = TideScan(t.path);
+  cpu = CpuSeconds() - cpu;
+  if (rows.rows != t.built.live_rows || rows.checksum != t.checksum) {
+    std::fprintf(stderr, "%s: Tide's row path returned %lld rows (checksum %llx), expected %lld (checksum %llx)\n",
+                 t.name.c_str(), static_cast<long long>(rows.rows), static_cast<unsigned long long>(rows.checksum),
+                 static_cast<long long>(t.built.live_rows), static_cast<unsigned long long>(t.checksum));
+    return false;
+  }
+  const std::string all_columns = "order_id, user_id, amount, status, create_time, update_time";
+  const std::string runs = "read_parquet('" + t.path + "/bucket-*/*.parquet', hive_partitioning = false)";
+  DuckRun unmerged = RunDuckCount(conn, "SELECT count(*), sum(hash(" + all_columns + ")) FROM " + runs);
+  DuckRun merged = RunDuckCount(conn, "SELECT count(*), sum(hash(" + all_columns + ")) FROM (SELECT * FROM " + runs +
+                                          " QUALIFY row_number() OVER (PARTITION BY order_id ORDER BY "
+                                          "_SEQUENCE_NUMBER DESC) = 1) WHERE _VALUE_KIND IN (0, 2)");
+  if (unmerged.rows != t.built.stored_rows || merged.rows != t.built.live_rows) {
+    std::fprintf(stderr, "%s: DuckDB counted %lld unmerged / %lld merged rows, expected %lld / %lld\n", t.name.c_str(),
+                 static_cast<long long>(unmerged.rows), static_cast<long long>(merged.rows),
+                 static_cast<long long>(t.built.stored_rows), static_cast<long long>(t.built.live_rows));
+    return false;
+  }
+  std::printf("  context: tide row path (TableReader::NextBatch into Rows) %.3f s (%.2f CPU-s); duckdb over the "
+              "unmerged runs %.3f s, merging them in SQL %.3f s\n",
+              rows.seconds, cpu, unmerged.seconds, merged.seconds);
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int64_t n = argc > 1 ? std::atoll(argv[1]) : 2000000;
-  int bucket = argc > 2 ? std::atoi(argv[2]) : 1;
+  int bucket = argc > 2 ? std::atoi(argv[2]) : 4;
   std::string mode = argc > 3 ? argv[3] : "all";  // all, scan or lookup
   bool run_scan = mode != "lookup", run_lookup = mode != "scan";
   char root_template[] = "/tmp/tide-scan-bench-XXXXXX";
   const char* root = mkdtemp(root_template);
   if (root == nullptr) return 1;
-  std::string path = std::string(root) + "/default.db/orders";
-  std::string reference = std::string(root) + "/orders-final.parquet";
   TableSchema schema = OrdersSchema(bucket);
 
-  auto build_start = std::chrono::steady_clock::now();
-  BuiltTable built = BuildTable(path, schema, n);
-  auto db = DuckDB::Open();
-  Check(db.status(), "DuckDB");
-  auto conn = db->Connect();
-  Check(conn.status(), "connect");
-  WriteReference(*conn, schema, built, reference);
-  uint64_t expected_checksum = 0;
-  for (size_t i = 0; i < built.orders.size(); ++i) {
-    if (built.orders[i].live) expected_checksum += RowChecksum(OrderRow(static_cast<int64_t>(i + 1), built.orders[i]));
+  std::vector<Shaped> tables;
+  std::vector<std::pair<std::string, Shape>> shapes;
+  if (run_scan) shapes.emplace_back("orders_distinct", Shape::kDistinct);
+  shapes.emplace_back("orders_updates", Shape::kUpdates);
+  {
+    auto db = DuckDB::Open();
+    Check(db.status(), "DuckDB");
+    auto conn = db->Connect();
+    Check(conn.status(), "connect");
+    for (const auto& [name, shape] : shapes) {
+      auto build_start = std::chrono::steady_clock::now();
+      Shaped t;
+      t.name = name;
+      t.path = std::string(root) + "/default.db/" + name;
+      t.reference = std::string(root) + "/" + name + "-final.parquet";
+      t.built = BuildTable(t.path, schema, n, shape);
+      WriteReference(*conn, schema, t.built, t.reference);
+      for (size_t i = 0; i < t.built.orders.size(); ++i) {
+        if (t.built.orders[i].live) t.checksum += RowChecksum(OrderRow(static_cast<int64_t>(i + 1), t.built.orders[i]));
+      }
+      std::printf("table_scan_bench: %s, %lld keys, bucket = %d, %d commits -> %lld data files holding %lld rows; "
+                  "%lld live rows (set up in %.1f s)\n",
+                  name.c_str(), static_cast<long long>(n), bucket, kRuns, static_cast<long long>(t.built.files),
+                  static_cast<long long>(t.built.stored_rows), static_cast<long long>(t.built.live_rows),
+                  Seconds(build_start));
+      tables.push_back(std::move(t));
+    }
   }
-  std::printf("table_scan_bench: orders, %lld keys, bucket = %d, %d commits -> %lld data files holding %lld rows; "
-              "%lld live rows (set up in %.1f s)\n",
-              static_cast<long long>(n), bucket, kRuns, static_cast<long long>(built.files),
-              static_cast<long long>(built.stored_rows), static_cast<long long>(built.live_rows), Seconds(build_start));
 
-  // --- Full scan.
+  // --- Full scans.
   if (run_scan) {
-  const std::string all_columns = "order_id, user_id, amount, status, create_time, update_time";
-  const std::string duck_scan =
-      "SELECT count(*), sum(hash(" + all_columns + ")) FROM read_parquet('" + reference + "')";
-  // Context: DuckDB over the table's own data files, without merging them, and with the merge done
-  // in SQL (the newest row of each key by _SEQUENCE_NUMBER, deletes dropped).
-  const std::string runs = "read_parquet('" + path + "/bucket-*/*.parquet', hive_partitioning = false)";
-  const std::string duck_runs = "SELECT count(*), sum(hash(" + all_columns + ")) FROM " + runs;
-  const std::string duck_merge = "SELECT count(*), sum(hash(" + all_columns + ")) FROM (SELECT * FROM " + runs +
-                                 " QUALIFY row_number() OVER (PARTITION BY order_id ORDER BY _SEQUENCE_NUMBER DESC)"
-                                 " = 1) WHERE _VALUE_KIND IN (0, 2)";
-  double best_tide = 1e300, best_duck = 1e300, best_runs = 1e300, best_merge = 1e300;
-  double tide_cpu = 0, duck_cpu = 0;
-  for (int round = 0; round < 3; ++round) {
-    double cpu = CpuSeconds();
-    ScanResult tide = TideScan(path);
-    cpu = CpuSeconds() - cpu;
-    if (tide.rows != built.live_rows || tide.checksum != expected_checksum) {
-      std::fprintf(stderr, "Tide's scan returned %lld rows (checksum %llx), expected %lld (checksum %llx)\n",
-                   static_cast<long long>(tide.rows), static_cast<unsigned long long>(tide.checksum),
-                   static_cast<long long>(built.live_rows), static_cast<unsigned long long>(expected_checksum));
-      return 1;
+    auto lake = LakeConnection::OpenWarehouse(FileSystem::Local(), root);
+    Check(lake.status(), "LakeConnection");
+    for (const Shaped& t : tables) {
+      if (!ReportScan(t, **lake)) return 1;
     }
-    if (tide.seconds < best_tide) {
-      best_tide = tide.seconds;
-      tide_cpu = cpu;
-    }
-    DuckRun duck = RunDuckCount(*conn, duck_scan);
-    DuckRun duck_unmerged = RunDuckCount(*conn, duck_runs);
-    DuckRun duck_merged = RunDuckCount(*conn, duck_merge);
-    if (duck.rows != built.live_rows || duck_merged.rows != built.live_rows || duck_unmerged.rows != built.stored_rows) {
-      std::fprintf(stderr, "DuckDB counted %lld / %lld / %lld rows, expected %lld / %lld / %lld\n",
-                   static_cast<long long>(duck.rows), static_cast<long long>(duck_unmerged.rows),
-                   static_cast<long long>(duck_merged.rows), static_cast<long long>(built.live_rows),
-                   static_cast<long long>(built.stored_rows), static_cast<long long>(built.live_rows));
-      return 1;
-    }
-    if (duck.seconds < best_duck) {
-      best_duck = duck.seconds;
-      duck_cpu = duck.cpu;
-    }
-    best_runs = std::min(best_runs, duck_unmerged.seconds);
-    best_merge = std::min(best_merge, duck_merged.seconds);
-    std::printf("  scan round %d: tide %.3f s (%.2f CPU-s); duckdb one file %.3f s (%.2f CPU-s); duckdb over the "
-                "runs unmerged %.3f s, merged in SQL %.3f s\n",
-                round + 1, tide.seconds, cpu, duck.seconds, duck.cpu, duck_unmerged.seconds, duck_merged.seconds);
-  }
-  std::printf("scan best of 3: tide %.3f s (%.0f rows/s, %.2f CPU-s), duckdb one file %.3f s (%.0f rows/s, %.2f "
-              "CPU-s), ratio duckdb/tide %.2f (goal >= 0.5: %s)\n",
-              best_tide, built.live_rows / best_tide, tide_cpu, best_duck, built.live_rows / best_duck, duck_cpu,
-              best_duck / best_tide, best_duck / best_tide >= 0.5 ? "met" : "not met");
-  std::printf("  context: duckdb over the %lld unmerged rows of the runs %.3f s; duckdb merging the runs in SQL "
-              "%.3f s (ratio to tide %.2f)\n",
-              static_cast<long long>(built.stored_rows), best_runs, best_merge, best_merge / best_tide);
   }
 
   // --- Point lookups.
   if (run_lookup) {
+  const Shaped& t = tables.back();  // the updates shape
+  const BuiltTable& built = t.built;
+  const std::string& path = t.path;
+  const std::string& reference = t.reference;
+  auto db = DuckDB::Open();
+  Check(db.status(), "DuckDB");
+  auto duck = db->Connect();
+  Check(duck.status(), "connect");
+  DuckConnection* conn = &*duck;
   auto table = Table::Open(FileSystem::Local(), path, "bench.orders");
   Check(table.status(), "Table::Open");
   std::mt19937_64 rng(99);
@@ -392,6 +478,10 @@ int main(int argc, char** argv) {
   std::printf("  of each tide lookup, planning (Table::NewReader: snapshot, manifests) took median %.2f ms\n",
               Percentile(plan_ms, 0.5));
   }
-  FileSystem::Local()->DeleteRecursively(root).IgnoreError();
+  if (std::getenv("TIDE_BENCH_KEEP") != nullptr) {
+    std::printf("kept the tables under %s (TIDE_BENCH_KEEP)\n", root);
+  } else {
+    FileSystem::Local()->DeleteRecursively(root).IgnoreError();
+  }
   return 0;
 }

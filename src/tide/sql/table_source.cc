@@ -19,6 +19,12 @@ class OwningTableReader final : public TableReader {
   Result<bool> NextBatch(size_t max_rows, std::vector<Row>* out) override {
     return reader_->NextBatch(max_rows, out);
   }
+  Result<size_t> NextVectors(std::span<const duckdb_vector> vectors, size_t capacity) override {
+    return reader_->NextVectors(vectors, capacity);
+  }
+  // Workers do not point into the table; this reader, which keeps it alive, outlives them in a scan.
+  Result<std::unique_ptr<TableReader>> NewWorker() override { return reader_->NewWorker(); }
+  TableReadStats stats() const override { return reader_->stats(); }
 
  private:
   std::unique_ptr<Table> table_;

@@ -67,6 +67,22 @@ class ChainedTableReader final : public TableReader {
     }
     return false;
   }
+  Result<size_t> NextVectors(std::span<const duckdb_vector> vectors, size_t capacity) override {
+    while (current_ < readers_.size()) {
+      TIDE_ASSIGN_OR_RETURN(size_t n, readers_[current_]->NextVectors(vectors, capacity));
+      if (n > 0) return n;
+      ++current_;
+    }
+    return size_t{0};
+  }
+  TableReadStats stats() const override {
+    TableReadStats sum;
+    for (const auto& reader : readers_) {
+      sum.columnar_splits += reader->stats().columnar_splits;
+      sum.row_splits += reader->stats().row_splits;
+    }
+    return sum;
+  }
 
  private:
   std::vector<std::unique_ptr<TableReader>> readers_;
