@@ -64,8 +64,9 @@ struct ColumnarSplitReader::Cursor {
   // Columns of the current chunk.
   std::vector<const int64_t*> int_keys;          // per key column; null for a string key
   std::vector<const duckdb_string_t*> str_keys;  // per key column; null for an integer key
-  const int64_t* sequence = nullptr;
-  const int8_t* kind = nullptr;
+  const int64_t* sequence = nullptr;  // null when ranks stand in for sequence numbers
+  const int8_t* kind = nullptr;       // null when the file holds no -U/-D rows
+  int64_t rank = 0;                   // the file's place in sequence order
   const int64_t* row_number = nullptr;
   // Where the extra columns sit in the query's result.
   idx_t key_column = 0, sequence_column = 0, kind_column = 0, row_number_column = 0;
@@ -123,8 +124,25 @@ Result<std::unique_ptr<ColumnarSplitReader>> ColumnarSplitReader::Open(const Col
   reader->spec_ = &spec;
   reader->single_int_key_ = spec.merge && spec.key_fields.size() == 1 && IntegerKey(spec.key_fields[0].type);
   const bool primary_key = !spec.key_fields.empty();
+  if (spec.merge) {
+    // Ranks can replace sequence numbers when no two files' ranges overlap.
+    std::vector<size_t> order(files.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return files[a].min_sequence_number < files[b].min_sequence_number;
+    });
+    reader->use_sequence_ = false;
+    for (size_t i = 1; i < order.size(); ++i) {
+      if (files[order[i]].min_sequence_number <= files[order[i - 1]].max_sequence_number) reader->use_sequence_ = true;
+    }
+    std::vector<ColumnarFile> ranked;
+    for (size_t i : order) ranked.push_back(std::move(files[i]));
+    files = std::move(ranked);
+  }
+  int64_t rank = 0;
   for (ColumnarFile& file : files) {
     auto cursor = std::make_unique<Cursor>();
+    cursor->rank = rank++;
     const TableSchema& schema = *file.schema;
     std::string select;
     auto add = [&](const std::string& expression) {
@@ -151,11 +169,15 @@ Result<std::unique_ptr<ColumnarSplitReader>> ColumnarSplitReader::Open(const Col
               (IntegerKey(field.type) ? "BIGINT" : "VARCHAR") + ")");
           ++next;
         }
-        cursor->sequence_column = next++;
-        add("CAST(\"_SEQUENCE_NUMBER\" AS BIGINT)");
+        if (reader->use_sequence_) {
+          cursor->sequence_column = next++;
+          add("CAST(\"_SEQUENCE_NUMBER\" AS BIGINT)");
+        }
       }
-      cursor->kind_column = next++;
-      add("CAST(\"_VALUE_KIND\" AS TINYINT)");
+      if (file.delete_row_count.value_or(1) != 0) {
+        cursor->kind_column = next++;
+        add("CAST(\"_VALUE_KIND\" AS TINYINT)");
+      }
     }
     if (file.deletion_vector || select.empty()) {
       cursor->row_number_column = next++;
@@ -225,8 +247,10 @@ Result<bool> ColumnarSplitReader::Refill(Cursor* cursor) {
         cursor->str_keys[k] = static_cast<const duckdb_string_t*>(data);
       }
     }
-    if (spec_->merge) cursor->sequence = static_cast<const int64_t*>(duckdb_vector_get_data(c.column(cursor->sequence_column)));
-    if (!spec_->key_fields.empty()) {
+    if (spec_->merge && use_sequence_) {
+      cursor->sequence = static_cast<const int64_t*>(duckdb_vector_get_data(c.column(cursor->sequence_column)));
+    }
+    if (!spec_->key_fields.empty() && cursor->file.delete_row_count.value_or(1) != 0) {
       cursor->kind = static_cast<const int8_t*>(duckdb_vector_get_data(c.column(cursor->kind_column)));
       for (idx_t r = 0; r < state->size; ++r) {
         if (cursor->kind[r] < 0 || cursor->kind[r] > 3) {
@@ -277,7 +301,6 @@ Result<size_t> ColumnarSplitReader::Next(std::span<const duckdb_vector> vectors,
 }
 
 Result<size_t> ColumnarSplitReader::NextConcatenated(std::span<const duckdb_vector> vectors, size_t capacity) {
-  const bool primary_key = !spec_->key_fields.empty();
   while (next_file_ < cursors_.size()) {
     Cursor* cursor = cursors_[next_file_].get();
     TIDE_ASSIGN_OR_RETURN(bool more, Refill(cursor));
@@ -291,7 +314,7 @@ Result<size_t> ColumnarSplitReader::NextConcatenated(std::span<const duckdb_vect
     const DeletionVector* dv = cursor->file.deletion_vector ? &*cursor->file.deletion_vector : nullptr;
     for (idx_t r = 0; r < state.size; ++r) {
       if (dv != nullptr && dv->IsDeleted(cursor->row_number[r])) continue;
-      if (primary_key && IsRetract(static_cast<ValueKind>(cursor->kind[r]))) continue;
+      if (cursor->kind != nullptr && IsRetract(static_cast<ValueKind>(cursor->kind[r]))) continue;
       state.selected.push_back(static_cast<sel_t>(r));
     }
     TIDE_ASSIGN_OR_RETURN(size_t n, EmitChunk(state, vectors, capacity, spec_->table_name));
@@ -316,7 +339,11 @@ bool ColumnarSplitReader::Less(const Cursor& a, const Cursor& b) const {
       if (c != 0) return c < 0;
     }
   }
-  return a.sequence[a.pos] < b.sequence[b.pos];
+  return SequenceOf(a) < SequenceOf(b);
+}
+
+int64_t ColumnarSplitReader::SequenceOf(const Cursor& c) const {
+  return use_sequence_ ? c.sequence[c.pos] : c.rank;
 }
 
 void ColumnarSplitReader::SiftDown(size_t i) {
@@ -379,14 +406,14 @@ Status ColumnarSplitReader::MergeUntilAChunkIsDone() {
     // wins, a tie going to the later row as on the row path.
     ChunkState* winner = top->state.get();
     idx_t winner_pos = top->pos;
-    int64_t winner_sequence = top->sequence[top->pos];
-    ValueKind winner_kind = static_cast<ValueKind>(top->kind[top->pos]);
+    int64_t winner_sequence = SequenceOf(*top);
+    ValueKind winner_kind = top->kind != nullptr ? static_cast<ValueKind>(top->kind[top->pos]) : ValueKind::kInsert;
     bool have = !(ignore_delete && IsRetract(winner_kind));
     TIDE_RETURN_IF_ERROR(AdvanceTop());
     while (!heap_.empty() && HasGroupKey(*heap_[0])) {
       Cursor* c = heap_[0];
-      ValueKind kind = static_cast<ValueKind>(c->kind[c->pos]);
-      int64_t sequence = c->sequence[c->pos];
+      ValueKind kind = c->kind != nullptr ? static_cast<ValueKind>(c->kind[c->pos]) : ValueKind::kInsert;
+      int64_t sequence = SequenceOf(*c);
       if (!(ignore_delete && IsRetract(kind)) && (!have || sequence >= winner_sequence)) {
         winner = c->state.get();
         winner_pos = c->pos;

@@ -15,6 +15,10 @@
 //     is selected unless it is a retraction (with ignore-delete retractions never win). A file's chunk is
 //     handed out once the merge has passed its last row, so rows come grouped by the chunk they were
 //     stored in, not in key order.
+//     Two columns are read only when needed: when the files' sequence-number ranges do not overlap (as
+//     for the level-0 files of successive commits), a file's rank in sequence order stands in for
+//     _SEQUENCE_NUMBER (inside a file, rows of one key are stored oldest first); a file whose metadata
+//     counts no -U/-D rows is not asked for _VALUE_KIND.
 //
 // Supports() says whether a split can be read this way: every projected column is a scalar type that
 // DuckDB reads exactly (not TIME, TIMESTAMP_LTZ, TIMESTAMP(7..9), nested types) and each file holds it
@@ -52,6 +56,9 @@ struct ColumnarFile {
   std::string path;
   const TableSchema* schema = nullptr;  // the schema the file was written with
   int64_t row_count = 0;
+  int64_t min_sequence_number = 0;
+  int64_t max_sequence_number = 0;
+  std::optional<int64_t> delete_row_count;  // -U/-D rows; 0 lets the scan skip _VALUE_KIND
   std::optional<DeletionVector> deletion_vector;
 };
 
@@ -84,6 +91,7 @@ class ColumnarSplitReader {
   Status AdvanceTop();
   bool Less(const Cursor& a, const Cursor& b) const;
   bool HasGroupKey(const Cursor& c) const;
+  int64_t SequenceOf(const Cursor& c) const;
   void SiftDown(size_t i);
 
   const ColumnarScanSpec* spec_ = nullptr;  // owned by the caller, outlives the reader
@@ -95,6 +103,7 @@ class ColumnarSplitReader {
   std::vector<duckdb_string_t> group_strings_;
   bool started_ = false;
   bool single_int_key_ = false;
+  bool use_sequence_ = true;  // compare _SEQUENCE_NUMBER; else the files' ranks
 };
 
 }  // namespace tide

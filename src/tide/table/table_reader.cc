@@ -688,6 +688,9 @@ class SnapshotTableReader final : public TableReader {
       file.path = split.FilePath(f);
       file.schema = file_schemas[i];
       file.row_count = f.row_count;
+      file.min_sequence_number = f.min_sequence_number;
+      file.max_sequence_number = f.max_sequence_number;
+      file.delete_row_count = f.delete_row_count;
       auto dv_file = split.deletion_files.find(f.file_name);
       if (dv_file != split.deletion_files.end()) {
         auto vector = ReadDeletionVector(ctx_.fs, dv_file->second.index_path, dv_file->second.offset,
