@@ -1,5 +1,7 @@
 #include "tide/format/parquet_column_chunk_writer.h"
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -344,6 +346,9 @@ void ParquetColumnChunkWriter::WritePage(int32_t page_type, const std::string& b
   out.I32Field(1, page_type);
   out.I32Field(2, static_cast<int32_t>(body.size()));
   out.I32Field(3, static_cast<int32_t>(compressed_.size()));
+  // The CRC32 of the page's bytes as stored (after compression), as parquet-mr writes it.
+  const uLong crc = crc32(0, reinterpret_cast<const Bytef*>(compressed_.data()), static_cast<uInt>(compressed_.size()));
+  out.I32Field(4, static_cast<int32_t>(static_cast<uint32_t>(crc)));
   if (page_type == 0) {
     out.BeginStructField(5);  // DataPageHeader
     out.I32Field(1, static_cast<int32_t>(num_values));

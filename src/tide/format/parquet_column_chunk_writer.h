@@ -7,7 +7,7 @@
 // level per entry; each is written RLE/bit-packed with its 4-byte length before the values (repetition
 // first), as data pages v1 require. MaybeFinishPage, called between rows (pages start at a row, so a
 // list never spans two pages), compresses the page once its values reach `page_bytes` and appends it,
-// with its Thrift PageHeader, to the chunk.
+// with its Thrift PageHeader (carrying the page's CRC32, as parquet-mr's does), to the chunk.
 //
 // BYTE_ARRAY leaves outside lists and maps (strings and binary of top-level columns and ROW fields) are
 // dictionary-encoded as Java's parquet-mr v1 writer does: each distinct value once in a PLAIN dictionary

@@ -6,6 +6,7 @@
 #include "tide/format/parquet_file_encoder.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,11 +17,13 @@
 #include <optional>
 
 #include "testing/temp_dir.h"
+#include "tide/format/parquet_footer.h"
 #include "tide/format/parquet_int96.h"
 #include "tide/format/parquet_level_encoder.h"
 #include "tide/format/parquet_metadata.h"
 #include "tide/format/parquet_reader.h"
 #include "tide/format/parquet_schema_builder.h"
+#include "tide/format/thrift_compact.h"
 #include "tide/io/file_system.h"
 #include "tide/types/table_schema.h"
 
@@ -958,6 +961,63 @@ TEST(ParquetFileEncoderTest, RandomNestedTypesRoundTrip) {
       }
     }
   }
+}
+
+}  // namespace
+}  // namespace tide
+
+namespace tide {
+namespace {
+
+// Every page header carries the CRC32 of the page's stored bytes, as Java's pages do; and the chunks'
+// offsets and sizes in the footer cover exactly their pages.
+TEST(ParquetFileEncoderTest, PagesCarryTheirCrcAndChunksTheirExtent) {
+  std::vector<ParquetColumnSpec> columns = {{"k", 1, DataType::BigInt(false)}, {"s", 2, DataType::String()},
+                                            {"a", 3, DataType::Array(DataType::Int())}};
+  std::vector<Row> rows;
+  for (int64_t r = 0; r < 3000; ++r) {
+    rows.push_back({Datum(r), r % 3 ? Datum("v" + std::to_string(r % 17)) : Datum(),
+                    Datum::Nested({Datum(r), Datum()})});
+  }
+  ParquetEncoderOptions options;
+  options.row_group_rows = 1000;
+  options.page_bytes = 1024;
+  testing::TempDir dir;
+  const std::string path = JoinPath(dir.path(), "crc.parquet");
+  WriteFile(path, columns, rows, options);
+  auto footer = ReadParquetFooter(path);
+  ASSERT_TRUE(footer.ok()) << footer.status().ToString();
+  auto bytes = FileSystem::Local()->ReadFile(path);
+  ASSERT_TRUE(bytes.ok());
+  int pages = 0;
+  for (const ParquetRowGroup& group : footer->row_groups) {
+    for (const ParquetColumnChunk& chunk : group.columns) {
+      int64_t pos = chunk.dictionary_page_offset.value_or(chunk.data_page_offset);
+      const int64_t end = pos + chunk.total_compressed_size;
+      while (pos < end) {
+        ThriftCompactReader in(std::string_view(*bytes).substr(static_cast<size_t>(pos)), "page header");
+        int64_t compressed = -1;
+        std::optional<int64_t> crc;
+        ASSERT_TRUE(in.ReadStruct([&](uint8_t t, int16_t id) -> Status {
+                        if (id == 3 || id == 4) {
+                          TIDE_ASSIGN_OR_RETURN(int64_t v, in.Int(t));
+                          (id == 3 ? compressed : crc.emplace()) = v;
+                          return Status::OK();
+                        }
+                        return in.Skip(t);
+                      }).ok());
+        const size_t body = static_cast<size_t>(pos) + in.position();
+        ASSERT_GE(compressed, 0);
+        ASSERT_TRUE(crc.has_value());
+        const uLong expected = crc32(0, reinterpret_cast<const Bytef*>(bytes->data() + body), static_cast<uInt>(compressed));
+        EXPECT_EQ(static_cast<uint32_t>(*crc), static_cast<uint32_t>(expected));
+        pos = static_cast<int64_t>(body) + compressed;
+        ++pages;
+      }
+      EXPECT_EQ(pos, end);
+    }
+  }
+  EXPECT_GT(pages, 9);
 }
 
 }  // namespace

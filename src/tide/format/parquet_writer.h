@@ -10,8 +10,8 @@
 // definition levels RLE/bit-packed, zstd level 1 by default, ~1 MiB pages ending between rows, row groups
 // bounded by rows and bytes, Statistics with min/max in Parquet's sort order. What differs from Java's
 // files: created_by ("tide version ..."), sizes, page boundaries, encodings (Java may also use
-// dictionaries for numbers), and Java's page CRCs, column and offset indexes and deprecated min/max
-// statistics, which Tide does not write.
+// dictionaries for numbers), and Java's column and offset indexes and deprecated min/max statistics,
+// which Tide does not write.
 //
 // Files compressed with lz4 (which Tide does not link) still go through DuckDB: rows are encoded into
 // DuckDB data chunks (duckdb_vector_encoder.h) appended to a temporary table on the writer's own
