@@ -324,10 +324,7 @@ Result<size_t> ColumnarSplitReader::NextConcatenated(std::span<const duckdb_vect
 }
 
 bool ColumnarSplitReader::Less(const Cursor& a, const Cursor& b) const {
-  if (single_int_key_) {
-    int64_t x = a.int_keys[0][a.pos], y = b.int_keys[0][b.pos];
-    if (x != y) return x < y;
-  } else {
+  {
     for (size_t k = 0; k < a.int_keys.size(); ++k) {
       int c;
       if (a.int_keys[k] != nullptr) {
@@ -428,14 +425,88 @@ Status ColumnarSplitReader::MergeUntilAChunkIsDone() {
   return Status::OK();
 }
 
+void ColumnarSplitReader::SiftDownInt(size_t i) {
+  const size_t n = int_heap_.size();
+  IntHead moving = int_heap_[i];
+  while (true) {
+    size_t child = 2 * i + 1;
+    if (child >= n) break;
+    if (child + 1 < n && (int_heap_[child + 1].key < int_heap_[child].key ||
+                          (int_heap_[child + 1].key == int_heap_[child].key &&
+                           int_heap_[child + 1].order < int_heap_[child].order))) {
+      ++child;
+    }
+    const IntHead& c = int_heap_[child];
+    if (moving.key < c.key || (moving.key == c.key && moving.order <= c.order)) break;
+    int_heap_[i] = c;
+    i = child;
+  }
+  int_heap_[i] = moving;
+}
+
+Status ColumnarSplitReader::AdvanceIntTop() {
+  IntHead& top = int_heap_[0];
+  Cursor* c = top.cursor;
+  if (++c->pos >= c->state->size) {
+    done_.push_back(std::move(c->state));
+    TIDE_ASSIGN_OR_RETURN(bool more, Refill(c));
+    if (!more) {
+      int_heap_[0] = int_heap_.back();
+      int_heap_.pop_back();
+      if (!int_heap_.empty()) SiftDownInt(0);
+      return Status::OK();
+    }
+  }
+  top.key = c->int_keys[0][c->pos];
+  top.order = SequenceOf(*c);
+  SiftDownInt(0);
+  return Status::OK();
+}
+
+// MergeUntilAChunkIsDone for one integer key.
+Status ColumnarSplitReader::MergeIntKeysUntilAChunkIsDone() {
+  const bool ignore_delete = spec_->ignore_delete;
+  while (done_.empty() && !int_heap_.empty()) {
+    const IntHead top = int_heap_[0];
+    Cursor* c = top.cursor;
+    ChunkState* winner = c->state.get();
+    idx_t winner_pos = c->pos;
+    int64_t winner_sequence = top.order;
+    ValueKind winner_kind = c->kind != nullptr ? static_cast<ValueKind>(c->kind[c->pos]) : ValueKind::kInsert;
+    bool have = !(ignore_delete && IsRetract(winner_kind));
+    TIDE_RETURN_IF_ERROR(AdvanceIntTop());
+    while (!int_heap_.empty() && int_heap_[0].key == top.key) {
+      const IntHead& next = int_heap_[0];
+      Cursor* n = next.cursor;
+      ValueKind kind = n->kind != nullptr ? static_cast<ValueKind>(n->kind[n->pos]) : ValueKind::kInsert;
+      if (!(ignore_delete && IsRetract(kind)) && (!have || next.order >= winner_sequence)) {
+        winner = n->state.get();
+        winner_pos = n->pos;
+        winner_sequence = next.order;
+        winner_kind = kind;
+        have = true;
+      }
+      TIDE_RETURN_IF_ERROR(AdvanceIntTop());
+    }
+    if (have && !IsRetract(winner_kind)) winner->selected.push_back(static_cast<sel_t>(winner_pos));
+  }
+  return Status::OK();
+}
+
 Result<size_t> ColumnarSplitReader::NextMerged(std::span<const duckdb_vector> vectors, size_t capacity) {
   if (!started_) {
     started_ = true;
     for (auto& cursor : cursors_) {
       TIDE_ASSIGN_OR_RETURN(bool more, Refill(cursor.get()));
-      if (more) heap_.push_back(cursor.get());
+      if (!more) continue;
+      if (single_int_key_) {
+        int_heap_.push_back(IntHead{cursor->int_keys[0][0], SequenceOf(*cursor), cursor.get()});
+      } else {
+        heap_.push_back(cursor.get());
+      }
     }
     for (size_t i = heap_.size() / 2; i-- > 0;) SiftDown(i);
+    for (size_t i = int_heap_.size() / 2; i-- > 0;) SiftDownInt(i);
   }
   while (true) {
     while (!done_.empty()) {
@@ -444,8 +515,13 @@ Result<size_t> ColumnarSplitReader::NextMerged(std::span<const duckdb_vector> ve
       TIDE_ASSIGN_OR_RETURN(size_t n, EmitChunk(*state, vectors, capacity, spec_->table_name));
       if (n > 0) return n;
     }
-    if (heap_.empty()) return size_t{0};
-    TIDE_RETURN_IF_ERROR(MergeUntilAChunkIsDone());
+    if (single_int_key_) {
+      if (int_heap_.empty()) return size_t{0};
+      TIDE_RETURN_IF_ERROR(MergeIntKeysUntilAChunkIsDone());
+    } else {
+      if (heap_.empty()) return size_t{0};
+      TIDE_RETURN_IF_ERROR(MergeUntilAChunkIsDone());
+    }
   }
 }
 

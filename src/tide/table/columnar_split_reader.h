@@ -88,6 +88,9 @@ class ColumnarSplitReader {
   Result<size_t> NextConcatenated(std::span<const duckdb_vector> vectors, size_t capacity);
   Result<size_t> NextMerged(std::span<const duckdb_vector> vectors, size_t capacity);
   Status MergeUntilAChunkIsDone();
+  Status MergeIntKeysUntilAChunkIsDone();
+  Status AdvanceIntTop();
+  void SiftDownInt(size_t i);
   Status AdvanceTop();
   bool Less(const Cursor& a, const Cursor& b) const;
   bool HasGroupKey(const Cursor& c) const;
@@ -98,6 +101,14 @@ class ColumnarSplitReader {
   std::vector<std::unique_ptr<Cursor>> cursors_;
   size_t next_file_ = 0;                          // concatenation: the file being read
   std::vector<Cursor*> heap_;                     // merge: cursors with undecided rows, a min-heap by Less
+  // The merge of one integer key without pointer chasing: each cursor's head key and order (sequence
+  // number or rank) sit in the heap entry itself.
+  struct IntHead {
+    int64_t key;
+    int64_t order;
+    Cursor* cursor;
+  };
+  std::vector<IntHead> int_heap_;
   std::deque<std::unique_ptr<ChunkState>> done_;  // merge: chunks whose rows are all decided, to hand out
   std::vector<int64_t> group_ints_;               // merge: the key being decided
   std::vector<duckdb_string_t> group_strings_;
