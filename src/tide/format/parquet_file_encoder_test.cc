@@ -308,7 +308,7 @@ std::vector<Row> ScalarRows() {
       Dec("99999999999999.9999", 18, 4),
       Dec("99999999999999999999", 20, 0),
       Dec("9999999999999999999999999999.9999999999", 38, 10),
-      std::string("h\xc3\xa9llo \xe2\x9c\x93 \xf0\x9f\x8c\x8a", 17),
+      std::string("h\xc3\xa9llo \xe2\x9c\x93 \xf0\x9f\x8c\x8a", 15),
       "abcde",
       all_bytes,
       Days("9999-12-31"),

@@ -141,7 +141,7 @@ std::vector<Row> AllTypesRows() {
       Dec("9999999.99", 9, 2),
       Dec("99999999999999.9999", 18, 4),
       Dec("9999999999999999999999999999.9999999999", 38, 10),
-      std::string("h\xc3\xa9llo \xe2\x9c\x93 \xf0\x9f\x8c\x8a", 17),
+      std::string("h\xc3\xa9llo \xe2\x9c\x93 \xf0\x9f\x8c\x8a", 15),
       "abcde",
       all_bytes,
       std::string("\x00\xff\x00\xff", 4),
