@@ -1,6 +1,5 @@
 #include "tide/table/data_file_source.h"
 
-#include <cstdlib>
 #include <mutex>
 
 #include "tide/base/strings.h"
@@ -34,13 +33,6 @@ class ParquetRowReader final : public DataFileRowReader {
   ParquetBatch batch_;
 };
 
-// TIDE_DATA_FILE_THREADS overrides the data-file database's threads (an experiment knob).
-DuckConfig DataFileDatabaseConfig() {
-  const char* threads = std::getenv("TIDE_DATA_FILE_THREADS");
-  if (threads == nullptr) return {};
-  return {{"threads", threads}};
-}
-
 }  // namespace
 
 Result<const DuckDB*> DataFileDatabase() {
@@ -48,7 +40,7 @@ Result<const DuckDB*> DataFileDatabase() {
   static std::unique_ptr<DuckDB> db;
   std::lock_guard<std::mutex> lock(mu);
   if (!db) {
-    TIDE_ASSIGN_OR_RETURN(DuckDB opened, DuckDB::Open(":memory:", DataFileDatabaseConfig()));
+    TIDE_ASSIGN_OR_RETURN(DuckDB opened, DuckDB::Open(":memory:"));
     // Paimon data files never change once written (every file has a new name), so their Parquet
     // footers are cached: a point lookup opens a few files and would otherwise parse each footer again.
     TIDE_ASSIGN_OR_RETURN(DuckConnection conn, opened.Connect());
