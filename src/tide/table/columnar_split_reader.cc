@@ -18,6 +18,10 @@
 namespace tide {
 namespace {
 
+// Files of at most this many rows are read by one materialized query, cheaper than a streaming one;
+// larger files stream in bounded memory.
+constexpr int64_t kMaterializeMaxRows = 131072;
+
 bool IntegerKey(const DataType& type) {
   switch (type.root()) {
     case TypeRoot::kTinyInt:
@@ -47,6 +51,8 @@ int CompareStrings(const duckdb_string_t& a, const duckdb_string_t& b) {
 
 // One chunk of a file's rows and which of them are handed out.
 struct ColumnarSplitReader::ChunkState {
+  // A materialized result's chunks may point into the result, so each chunk keeps it alive.
+  std::shared_ptr<DuckResult> result;
   DuckDataChunk chunk;
   idx_t size = 0;
   std::vector<sel_t> selected;
@@ -58,7 +64,7 @@ struct ColumnarSplitReader::Cursor {
   std::string sql;
   bool started = false;
   DuckConnection conn;
-  DuckResult result;
+  std::shared_ptr<DuckResult> result;  // shared with the chunks it produced (see ChunkState)
   std::unique_ptr<ChunkState> state;
   idx_t pos = 0;
   // Columns of the current chunk.
@@ -201,7 +207,8 @@ Result<bool> ColumnarSplitReader::Refill(Cursor* cursor) {
     TIDE_ASSIGN_OR_RETURN(cursor->conn, db->Connect());
     // Always streaming: a streaming result's chunks own their memory, while a materialized result's
     // chunks may point into the result, and the slices handed out must outlive it.
-    auto result = cursor->conn.QueryStreaming(cursor->sql);
+    auto result = cursor->file.row_count <= kMaterializeMaxRows ? cursor->conn.Query(cursor->sql)
+                                                                : cursor->conn.QueryStreaming(cursor->sql);
     if (!result.ok()) {
       auto exists = FileSystem::Local()->Exists(cursor->file.path);
       if (exists.ok() && !*exists) {
@@ -210,10 +217,10 @@ Result<bool> ColumnarSplitReader::Refill(Cursor* cursor) {
       }
       return fail(result.status());
     }
-    cursor->result = std::move(result).value();
+    cursor->result = std::make_shared<DuckResult>(std::move(result).value());
     // The slices handed out must have exactly the types paimon_scan declared.
     for (size_t i = 0; i < spec_->output.size(); ++i) {
-      DuckLogicalType got = cursor->result.column_logical_type(i);
+      DuckLogicalType got = cursor->result->column_logical_type(i);
       TIDE_ASSIGN_OR_RETURN(DuckLogicalType want, DuckTypeFor(spec_->output[i].type, spec_->output[i].name));
       if (got.ToString() != want.ToString()) {
         return Status::Internal("table {}: data file {} column '{}' reads as {}, not {}", spec_->table_name,
@@ -222,12 +229,12 @@ Result<bool> ColumnarSplitReader::Refill(Cursor* cursor) {
     }
   }
   while (true) {
-    DuckDataChunk chunk = cursor->result.FetchChunk();
+    DuckDataChunk chunk = cursor->result->FetchChunk();
     if (!chunk) {
-      Status error = cursor->result.error();
+      Status error = cursor->result->error();
       if (!error.ok()) return fail(error);
       cursor->state.reset();
-      cursor->result = DuckResult();
+      cursor->result.reset();
       cursor->conn = DuckConnection();
       return false;
     }
@@ -235,6 +242,7 @@ Result<bool> ColumnarSplitReader::Refill(Cursor* cursor) {
     auto state = std::make_unique<ChunkState>();
     state->size = chunk.size();
     state->chunk = std::move(chunk);
+    state->result = cursor->result;
     const DuckDataChunk& c = state->chunk;
     const size_t keys = spec_->merge ? spec_->key_fields.size() : 0;
     cursor->int_keys.assign(keys, nullptr);
@@ -297,6 +305,8 @@ Result<size_t> EmitChunk(ColumnarSplitReader::ChunkState& state, std::span<const
 }  // namespace
 
 Result<size_t> ColumnarSplitReader::Next(std::span<const duckdb_vector> vectors, size_t capacity) {
+  // DuckDB has consumed the vectors of the previous call by now.
+  handed_out_.reset();
   return spec_->merge ? NextMerged(vectors, capacity) : NextConcatenated(vectors, capacity);
 }
 
@@ -513,7 +523,10 @@ Result<size_t> ColumnarSplitReader::NextMerged(std::span<const duckdb_vector> ve
       std::unique_ptr<ChunkState> state = std::move(done_.front());
       done_.pop_front();
       TIDE_ASSIGN_OR_RETURN(size_t n, EmitChunk(*state, vectors, capacity, spec_->table_name));
-      if (n > 0) return n;
+      if (n > 0) {
+        handed_out_ = std::move(state);
+        return n;
+      }
     }
     if (single_int_key_) {
       if (int_heap_.empty()) return size_t{0};

@@ -5,6 +5,9 @@
 // their paimon_scan types (duckdb_type_mapping.h), plus what the merge needs: the primary-key columns,
 // _SEQUENCE_NUMBER, _VALUE_KIND and, with a deletion vector, the row's position. Output vectors reference
 // the file's result chunk and select the rows that survive (duckdb_slice_vector): no value is copied.
+// A chunk (and the query result it may point into) stays alive until the next call of Next, by which
+// time DuckDB has consumed the vectors that referenced it. Small files are read by one materialized
+// query, larger ones by a streaming query in bounded memory.
 //
 //   * Append splits, and primary-key splits read without merging (deletion-vector tables, level > 0):
 //     the files one after another; rows marked by the file's deletion vector (and, for primary-key
@@ -110,6 +113,7 @@ class ColumnarSplitReader {
   };
   std::vector<IntHead> int_heap_;
   std::deque<std::unique_ptr<ChunkState>> done_;  // merge: chunks whose rows are all decided, to hand out
+  std::unique_ptr<ChunkState> handed_out_;        // merge: the chunk of the last call, alive until the next
   std::vector<int64_t> group_ints_;               // merge: the key being decided
   std::vector<duckdb_string_t> group_strings_;
   bool started_ = false;
