@@ -255,7 +255,8 @@ struct DuckRun {
   double cpu = 0;
   int64_t rows = 0;
 };
-DuckRun RunDuckCount(DuckConnection& conn, const std::string& sql) {
+// `second`, if given, receives the second column, a BIGINT.
+DuckRun RunDuckCount(DuckConnection& conn, const std::string& sql, int64_t* second = nullptr) {
   DuckRun run;
   double cpu = CpuSeconds();
   auto start = std::chrono::steady_clock::now();
@@ -265,6 +266,7 @@ DuckRun RunDuckCount(DuckConnection& conn, const std::string& sql) {
   run.seconds = Seconds(start);
   run.cpu = CpuSeconds() - cpu;
   run.rows = *static_cast<const int64_t*>(duckdb_vector_get_data(chunk->column(0)));
+  if (second != nullptr) *second = *static_cast<const int64_t*>(duckdb_vector_get_data(chunk->column(1)));
   return run;
 }
 
@@ -291,19 +293,15 @@ struct SqlScan {
   int64_t hash_sum = 0;
 };
 SqlScan RunSqlScan(DuckConnection& conn, const std::string& from) {
-  const std::string sql = "SELECT count(*), (sum(hash(order_id, user_id, amount, status, create_time, update_time)) "
-                          "% 9223372036854775783)::BIGINT FROM " + from;
-  SqlScan run;
-  double cpu = CpuSeconds();
-  auto start = std::chrono::steady_clock::now();
-  DuckResult holder;
-  auto chunk = QueryOneChunk(conn, sql, &holder);
-  Check(chunk.status(), sql.c_str());
-  run.seconds = Seconds(start);
-  run.cpu = CpuSeconds() - cpu;
-  run.rows = *static_cast<const int64_t*>(duckdb_vector_get_data(chunk->column(0)));
-  run.hash_sum = *static_cast<const int64_t*>(duckdb_vector_get_data(chunk->column(1)));
-  return run;
+  SqlScan scan;
+  DuckRun run = RunDuckCount(conn,
+                             "SELECT count(*), (sum(hash(order_id, user_id, amount, status, create_time, "
+                             "update_time)) % 9223372036854775783)::BIGINT FROM " + from,
+                             &scan.hash_sum);
+  scan.seconds = run.seconds;
+  scan.cpu = run.cpu;
+  scan.rows = run.rows;
+  return scan;
 }
 
 // The full-scan figures of one shape: Tide through SQL (`tide sql`'s path: paimon_scan in a LakeConnection)
