@@ -449,15 +449,20 @@ class ParquetChunkReader::Column {
       Rows rows{done, nullptr};
       if (optional_) {
         TIDE_RETURN_IF_ERROR(defs_.GetBatch(levels_.data(), k, what_));
+        // Count first (a loop the compiler vectorizes); positions are gathered only when NULLs occur.
         size_t p = 0;
         uint8_t bad = 0;
         for (size_t i = 0; i < k; ++i) {
-          rows_[p] = static_cast<uint32_t>(done + i);
           p += levels_[i] & 1;
           bad |= levels_[i];
         }
         if (bad > 1) return Status::Corruption("{}: definition level above 1 in a top-level column", what_);
         if (p < k) {
+          size_t at = 0;
+          for (size_t i = 0; i < k; ++i) {
+            rows_[at] = static_cast<uint32_t>(done + i);
+            at += levels_[i];
+          }
           if (validity == nullptr) {
             duckdb_vector_ensure_validity_writable(out);
             validity = duckdb_vector_get_validity(out);
