@@ -1,15 +1,12 @@
 #include "tide/format/parquet_int96.h"
 
-#include <snappy-c.h>
-#include <zlib.h>
-#include <zstd.h>
-
 #include <algorithm>
 #include <optional>
 #include <string_view>
 
 #include "tide/base/bytes.h"
 #include "tide/format/parquet_footer.h"
+#include "tide/format/parquet_page_reader.h"
 #include "tide/format/thrift_compact.h"
 #include "tide/io/file_system.h"
 
@@ -31,190 +28,8 @@ TimestampValue Int96ToTimestamp(int64_t nanos_of_day, int32_t julian_day) {
 
 namespace {
 
-// Limits that keep a damaged page header from making the decoder allocate or loop without end.
+// A limit that keeps a damaged page header from making the decoder allocate or loop without end.
 constexpr int64_t kMaxListSize = kMaxThriftElements;
-constexpr int64_t kMaxPageSize = int64_t{1} << 30;
-
-using ThriftReader = ThriftCompactReader;
-constexpr uint8_t kStruct = kThriftStruct;
-constexpr uint8_t kTrue = kThriftTrue;
-constexpr uint8_t kFalse = kThriftFalse;
-
-struct PageHeader {
-  int64_t type = -1;  // 0 DATA_PAGE, 1 INDEX_PAGE, 2 DICTIONARY_PAGE, 3 DATA_PAGE_V2
-  int64_t uncompressed_size = 0;
-  int64_t compressed_size = 0;
-  int64_t num_values = 0;
-  int64_t encoding = 0;
-  int64_t def_level_encoding = 3;  // RLE
-  int64_t def_levels_length = 0;  // v2
-  int64_t rep_levels_length = 0;  // v2
-  int64_t num_nulls = 0;          // v2
-  bool v2_compressed = true;
-};
-
-Status ReadPageHeader(ThriftReader& in, PageHeader* h) {
-  return in.ReadStruct([&](uint8_t t, int16_t id) -> Status {
-    switch (id) {
-      case 1: { TIDE_ASSIGN_OR_RETURN(h->type, in.Int(t)); return Status::OK(); }
-      case 2: { TIDE_ASSIGN_OR_RETURN(h->uncompressed_size, in.Int(t)); return Status::OK(); }
-      case 3: { TIDE_ASSIGN_OR_RETURN(h->compressed_size, in.Int(t)); return Status::OK(); }
-      case 5:  // DataPageHeader
-        if (t != kStruct) return in.Skip(t);
-        return in.ReadStruct([&](uint8_t ft, int16_t fid) -> Status {
-          switch (fid) {
-            case 1: { TIDE_ASSIGN_OR_RETURN(h->num_values, in.Int(ft)); return Status::OK(); }
-            case 2: { TIDE_ASSIGN_OR_RETURN(h->encoding, in.Int(ft)); return Status::OK(); }
-            case 3: { TIDE_ASSIGN_OR_RETURN(h->def_level_encoding, in.Int(ft)); return Status::OK(); }
-            default: return in.Skip(ft);
-          }
-        });
-      case 7:  // DictionaryPageHeader
-        if (t != kStruct) return in.Skip(t);
-        return in.ReadStruct([&](uint8_t ft, int16_t fid) -> Status {
-          switch (fid) {
-            case 1: { TIDE_ASSIGN_OR_RETURN(h->num_values, in.Int(ft)); return Status::OK(); }
-            case 2: { TIDE_ASSIGN_OR_RETURN(h->encoding, in.Int(ft)); return Status::OK(); }
-            default: return in.Skip(ft);
-          }
-        });
-      case 8:  // DataPageHeaderV2
-        if (t != kStruct) return in.Skip(t);
-        return in.ReadStruct([&](uint8_t ft, int16_t fid) -> Status {
-          switch (fid) {
-            case 1: { TIDE_ASSIGN_OR_RETURN(h->num_values, in.Int(ft)); return Status::OK(); }
-            case 2: { TIDE_ASSIGN_OR_RETURN(h->num_nulls, in.Int(ft)); return Status::OK(); }
-            case 4: { TIDE_ASSIGN_OR_RETURN(h->encoding, in.Int(ft)); return Status::OK(); }
-            case 5: { TIDE_ASSIGN_OR_RETURN(h->def_levels_length, in.Int(ft)); return Status::OK(); }
-            case 6: { TIDE_ASSIGN_OR_RETURN(h->rep_levels_length, in.Int(ft)); return Status::OK(); }
-            case 7:
-              if (ft != kTrue && ft != kFalse) return in.Error("is_compressed is not a boolean");
-              h->v2_compressed = ft == kTrue;
-              return Status::OK();
-            default: return in.Skip(ft);
-          }
-        });
-      default: return in.Skip(t);
-    }
-  });
-}
-
-// ---- Page decoding ----
-
-// The RLE / bit-packed hybrid encoding of definition levels and dictionary indices.
-class RleDecoder {
- public:
-  RleDecoder(std::string_view data, int bit_width, std::string what)
-      : data_(data), bit_width_(bit_width), what_(std::move(what)) {}
-
-  Status Next(uint32_t* out) {
-    while (run_left_ == 0) TIDE_RETURN_IF_ERROR(NextRun());
-    --run_left_;
-    if (!packed_) {
-      *out = run_value_;
-      return Status::OK();
-    }
-    // Bit-packed values are little-endian, least significant bit first.
-    uint64_t v = 0;
-    for (int i = 0; i < bit_width_; ++i) {
-      size_t byte = bit_pos_ / 8;
-      if (byte >= data_.size()) return Corrupt("bit-packed run past the end of the page");
-      v |= static_cast<uint64_t>((static_cast<uint8_t>(data_[byte]) >> (bit_pos_ % 8)) & 1) << i;
-      ++bit_pos_;
-    }
-    *out = static_cast<uint32_t>(v);
-    return Status::OK();
-  }
-
- private:
-  Status Corrupt(std::string_view detail) const { return Status::Corruption("{}: {}", what_, detail); }
-
-  Status NextRun() {
-    if (packed_) {
-      pos_ = (bit_pos_ + 7) / 8;  // a packed run ends on a byte boundary
-      packed_ = false;
-    }
-    uint64_t header = 0;
-    for (int shift = 0;; shift += 7) {
-      if (shift > 63) return Corrupt("overlong run header");
-      if (pos_ >= data_.size()) return Corrupt("run header past the end of the page");
-      uint8_t b = static_cast<uint8_t>(data_[pos_++]);
-      header |= static_cast<uint64_t>(b & 0x7f) << shift;
-      if ((b & 0x80) == 0) break;
-    }
-    if (header & 1) {
-      uint64_t groups = header >> 1;
-      if (groups == 0 || groups > (uint64_t{1} << 28)) return Corrupt("bad bit-packed run length");
-      packed_ = true;
-      bit_pos_ = pos_ * 8;
-      run_left_ = groups * 8;  // Next() checks every bit it reads against the end of the data
-    } else {
-      run_left_ = header >> 1;
-      if (run_left_ == 0) return Corrupt("empty RLE run");
-      int bytes = (bit_width_ + 7) / 8;
-      if (pos_ + bytes > data_.size()) return Corrupt("RLE value past the end of the page");
-      uint32_t v = 0;
-      for (int i = 0; i < bytes; ++i) v |= static_cast<uint32_t>(static_cast<uint8_t>(data_[pos_ + i])) << (8 * i);
-      pos_ += bytes;
-      run_value_ = v;
-    }
-    return Status::OK();
-  }
-
-  std::string_view data_;
-  int bit_width_;
-  std::string what_;
-  size_t pos_ = 0;
-  size_t bit_pos_ = 0;
-  bool packed_ = false;
-  uint64_t run_left_ = 0;
-  uint32_t run_value_ = 0;
-};
-
-Result<std::string> Decompress(int64_t codec, std::string_view in, int64_t uncompressed_size, const std::string& what) {
-  if (uncompressed_size < 0 || uncompressed_size > kMaxPageSize) {
-    return Status::Corruption("{}: page declares {} uncompressed bytes", what, uncompressed_size);
-  }
-  std::string out(static_cast<size_t>(uncompressed_size), '\0');
-  switch (codec) {
-    case 0:  // UNCOMPRESSED
-      if (static_cast<int64_t>(in.size()) != uncompressed_size) {
-        return Status::Corruption("{}: uncompressed page of {} bytes declares {}", what, in.size(), uncompressed_size);
-      }
-      return std::string(in);
-    case 1: {  // SNAPPY
-      size_t n = out.size();
-      if (snappy_uncompress(in.data(), in.size(), out.data(), &n) != SNAPPY_OK || n != out.size()) {
-        return Status::Corruption("{}: Snappy data does not decompress to the declared size", what);
-      }
-      return out;
-    }
-    case 2: {  // GZIP
-      z_stream zs{};
-      if (inflateInit2(&zs, 15 + 32) != Z_OK) return Status::Internal("zlib inflateInit2 failed");
-      zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-      zs.avail_in = static_cast<uInt>(in.size());
-      zs.next_out = reinterpret_cast<Bytef*>(out.data());
-      zs.avail_out = static_cast<uInt>(out.size());
-      int rc = inflate(&zs, Z_FINISH);
-      size_t produced = out.size() - zs.avail_out;
-      inflateEnd(&zs);
-      if (rc != Z_STREAM_END || produced != out.size()) {
-        return Status::Corruption("{}: gzip data does not decompress to the declared size", what);
-      }
-      return out;
-    }
-    case 6: {  // ZSTD
-      size_t n = ZSTD_decompress(out.data(), out.size(), in.data(), in.size());
-      if (ZSTD_isError(n) || n != out.size()) {
-        return Status::Corruption("{}: zstd data does not decompress to the declared size", what);
-      }
-      return out;
-    }
-    default:
-      return Status::NotSupported("{}: Parquet compression codec {} is not supported for INT96 columns", what, codec);
-  }
-}
 
 struct Int96Raw {
   int64_t nanos_of_day;
@@ -245,10 +60,10 @@ Status DecodeValues(std::string_view values, int64_t encoding, const std::vector
       if (values.empty()) return Status::Corruption("{}: dictionary page data is empty", what);
       int width = static_cast<uint8_t>(values[0]);
       if (width > 32) return Status::Corruption("{}: dictionary index width {}", what, width);
-      RleDecoder indices(values.substr(1), width, what);
-      for (int64_t i = 0; i < present; ++i) {
-        uint32_t index;
-        TIDE_RETURN_IF_ERROR(indices.Next(&index));
+      RleBitPackedDecoder decoder(values.substr(1), width);
+      std::vector<uint32_t> indices(static_cast<size_t>(present));
+      TIDE_RETURN_IF_ERROR(decoder.GetBatch(indices.data(), indices.size(), what));
+      for (uint32_t index : indices) {
         if (index >= dictionary->size()) {
           return Status::Corruption("{}: dictionary index {} of {}", what, index, dictionary->size());
         }
@@ -274,13 +89,11 @@ Status DecodeValues(std::string_view values, int64_t encoding, const std::vector
 
 // Reads the definition levels (0 or 1 for a top-level column) of `n` values.
 Status DecodeDefs(std::string_view data, int64_t n, std::vector<uint8_t>* defs, const std::string& what) {
-  RleDecoder levels(data, 1, what);
+  RleBitPackedDecoder levels(data, 1);
   defs->resize(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t level;
-    TIDE_RETURN_IF_ERROR(levels.Next(&level));
+  TIDE_RETURN_IF_ERROR(levels.GetBatch(defs->data(), defs->size(), what));
+  for (uint8_t level : *defs) {
     if (level > 1) return Status::Corruption("{}: definition level {} for a top-level column", what, level);
-    (*defs)[i] = static_cast<uint8_t>(level);
   }
   return Status::OK();
 }
@@ -301,15 +114,15 @@ Status ReadChunk(FileSystem* fs, const std::string& path, const ParquetColumnChu
                                                          static_cast<uint64_t>(meta.total_compressed_size)));
   std::string_view rest(chunk);
   std::optional<std::vector<Int96Raw>> dictionary;
+  ParquetPageDecompressor decompressor;
+  std::string buffer;
   int64_t values_read = 0;
   while (values_read < meta.num_values) {
     if (rest.empty()) {
       return Status::Corruption("{}: column chunk ends after {} of {} values", what, values_read, meta.num_values);
     }
-    ThriftReader in(rest, what + " page header");
-    PageHeader h;
-    TIDE_RETURN_IF_ERROR(ReadPageHeader(in, &h));
-    rest.remove_prefix(in.position());
+    ParquetPageHeader h;
+    TIDE_RETURN_IF_ERROR(ReadParquetPageHeader(&rest, &h, what));
     if (h.compressed_size < 0 || h.compressed_size > static_cast<int64_t>(rest.size())) {
       return Status::Corruption("{}: page of {} bytes overruns its column chunk", what, h.compressed_size);
     }
@@ -326,7 +139,8 @@ Status ReadChunk(FileSystem* fs, const std::string& path, const ParquetColumnChu
                                 h.uncompressed_size);
     }
     if (h.type == 2) {  // dictionary page: PLAIN INT96 values
-      TIDE_ASSIGN_OR_RETURN(std::string page, Decompress(meta.codec, body, h.uncompressed_size, what));
+      TIDE_ASSIGN_OR_RETURN(std::string_view page,
+                            decompressor.Decompress(meta.codec, body, h.uncompressed_size, &buffer, what));
       if (static_cast<int64_t>(page.size()) < h.num_values * 12) {
         return Status::Corruption("{}: dictionary page too short for {} values", what, h.num_values);
       }
@@ -336,11 +150,10 @@ Status ReadChunk(FileSystem* fs, const std::string& path, const ParquetColumnChu
     }
     if (h.type == 1) continue;  // index page: nothing for us
     std::vector<uint8_t> defs;
-    std::string page;
     std::string_view values;
     if (h.type == 0) {
-      TIDE_ASSIGN_OR_RETURN(page, Decompress(meta.codec, body, h.uncompressed_size, what));
-      std::string_view data(page);
+      TIDE_ASSIGN_OR_RETURN(std::string_view data,
+                            decompressor.Decompress(meta.codec, body, h.uncompressed_size, &buffer, what));
       if (optional) {
         if (h.def_level_encoding != 3) {
           return Status::NotSupported("{}: definition level encoding {} is not supported", what, h.def_level_encoding);
@@ -366,8 +179,8 @@ Status ReadChunk(FileSystem* fs, const std::string& path, const ParquetColumnChu
       }
       std::string_view compressed = body.substr(static_cast<size_t>(h.def_levels_length));
       if (h.v2_compressed) {
-        TIDE_ASSIGN_OR_RETURN(page, Decompress(meta.codec, compressed, h.uncompressed_size - h.def_levels_length, what));
-        values = page;
+        TIDE_ASSIGN_OR_RETURN(values, decompressor.Decompress(meta.codec, compressed,
+                                                              h.uncompressed_size - h.def_levels_length, &buffer, what));
       } else {
         values = compressed;
       }
