@@ -165,8 +165,56 @@ inline bool NextByteArray(std::string_view* plain, const char** p, uint32_t* len
   return true;
 }
 
+// True if `p[0..len)` is well-formed UTF-8 (no overlongs, surrogates or code points past U+10FFFF).
+bool IsUtf8(const char* p, size_t len) {
+  const auto* s = reinterpret_cast<const uint8_t*>(p);
+  size_t i = 0;
+  while (i < len) {
+    // ASCII eight bytes at a time: the common case.
+    if (i + 8 <= len) {
+      uint64_t word;
+      std::memcpy(&word, s + i, 8);
+      if ((word & 0x8080808080808080ull) == 0) {
+        i += 8;
+        continue;
+      }
+    }
+    const uint8_t c = s[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    int n;
+    uint32_t cp;
+    if (c >= 0xc2 && c <= 0xdf) {
+      n = 1;
+      cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+      n = 2;
+      cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      n = 3;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    for (int k = 1; k <= n; ++k) {
+      if (i + k >= len || (s[i + k] & 0xc0) != 0x80) return false;
+      cp = (cp << 6) | (s[i + k] & 0x3f);
+    }
+    if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) || (n == 3 && (cp < 0x10000 || cp > 0x10ffff))) {
+      return false;
+    }
+    i += static_cast<size_t>(n) + 1;
+  }
+  return true;
+}
+
+// BYTE_ARRAY values as VARCHAR (checked to be UTF-8, as DuckDB checks them) or BLOB.
 class StringSink final : public ValueSink {
  public:
+  explicit StringSink(bool check_utf8) : check_utf8_(check_utf8) {}
+
   Status SetDictionary(std::string_view plain, int64_t count, const std::string& what) override {
     if (count < 0 || static_cast<uint64_t>(count) > plain.size() / 4) {
       return Status::Corruption("{}: dictionary page of {} bytes cannot hold {} values", what, plain.size(), count);
@@ -179,6 +227,7 @@ class StringSink final : public ValueSink {
       const char* p;
       uint32_t len;
       if (!NextByteArray(&rest, &p, &len)) return Status::Corruption("{}: dictionary value {} overruns its page", what, i);
+      if (check_utf8_ && !IsUtf8(p, len)) return NotUtf8(what);
       entries_.push_back(Entry{p, len});
     }
     return Status::OK();
@@ -189,6 +238,7 @@ class StringSink final : public ValueSink {
       const char* p;
       uint32_t len;
       if (!NextByteArray(plain, &p, &len)) return Status::Corruption("{}: a string value overruns its data page", what);
+      if (check_utf8_ && !IsUtf8(p, len)) return NotUtf8(what);
       PutString(out, data, rows.at(i), p, len);
     }
     return Status::OK();
@@ -204,10 +254,14 @@ class StringSink final : public ValueSink {
   }
 
  private:
+  static Status NotUtf8(const std::string& what) {
+    return Status::Corruption("{}: a string value is not valid UTF-8 (read the column as binary)", what);
+  }
   struct Entry {
     const char* data;
     uint32_t size;
   };
+  const bool check_utf8_;
   std::string bytes_;  // the dictionary page; entries_ point into it
   std::vector<Entry> entries_;
 };
@@ -302,6 +356,7 @@ struct Annotation {
   bool date = false;
   std::string timestamp_unit;  // MILLIS, MICROS, NANOS for timestamps
   bool plain_integer = true;   // no annotation, or a signed INT of any width
+  bool text = false;           // STRING (UTF8), ENUM or JSON: DuckDB reads these as VARCHAR
 };
 
 Annotation AnnotationOf(const ParquetSchemaElement& e) {
@@ -328,8 +383,12 @@ Annotation AnnotationOf(const ParquetSchemaElement& e) {
   }
   const bool signed_int = (ct >= 15 && ct <= 18) || (lt.rfind("INT(", 0) == 0 && lt.find("unsigned") == std::string::npos);
   a.plain_integer = (ct == -1 && lt.empty()) || signed_int;
+  a.text = ct == 0 || ct == 4 || ct == 19 || lt == "STRING" || lt == "ENUM" || lt == "JSON";
   return a;
 }
+
+// No annotation at all (plain binary).
+bool Unannotated(const ParquetSchemaElement& e) { return !e.converted_type && e.logical_type.empty(); }
 
 template <typename Src>
 Result<std::unique_ptr<ValueSink>> IntegerDecimalSink(duckdb_type internal) {
@@ -413,8 +472,11 @@ Result<std::unique_ptr<ValueSink>> MakeSink(const ParquetSchemaElement& e, const
       if (want == DUCKDB_TYPE_DOUBLE) return std::unique_ptr<ValueSink>(new FixedSink<double, double, CastConv<double, double>>());
       return unsupported();
     case P::kByteArray:
-      if (!a.decimal && (want == DUCKDB_TYPE_VARCHAR || want == DUCKDB_TYPE_BLOB)) {
-        return std::unique_ptr<ValueSink>(new StringSink());
+      // Text as VARCHAR, bytes as BLOB: DuckDB's casts between the two rewrite bytes (escapes), which
+      // this reader does not copy.
+      if (a.text && want == DUCKDB_TYPE_VARCHAR) return std::unique_ptr<ValueSink>(new StringSink(true));
+      if (!a.text && !a.decimal && Unannotated(e) && want == DUCKDB_TYPE_BLOB) {
+        return std::unique_ptr<ValueSink>(new StringSink(false));
       }
       return unsupported();
     default:
@@ -812,6 +874,7 @@ Result<DuckDataChunk> ParquetChunkReader::Next() {
       duckdb_vector_ensure_validity_writable(out);
       uint64_t* validity = duckdb_vector_get_validity(out);
       for (idx_t r = 0; r < n; ++r) duckdb_validity_set_row_invalid(validity, r);
+      std::memset(duckdb_vector_get_data(out), 0, n * SlotBytes(columns_[i].type.id(), columns_[i].type.raw()));
     } else {
       TIDE_RETURN_IF_ERROR(decoders_[i]->Fill(out, n));
     }

@@ -13,7 +13,8 @@
 //   BOOLEAN -> BOOLEAN;  FLOAT -> FLOAT, DOUBLE;  DOUBLE -> DOUBLE
 //   DECIMAL(p, s) in INT32, INT64, FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY
 //                                            -> DECIMAL(p', s) with p' >= p (same scale)
-//   BYTE_ARRAY (not DECIMAL)                 -> VARCHAR, BLOB (bytes as stored; UTF-8 is not checked)
+//   BYTE_ARRAY STRING (UTF8), ENUM, JSON     -> VARCHAR (checked to be UTF-8: Corruption otherwise)
+//   BYTE_ARRAY without annotation            -> BLOB (bytes as stored)
 // and a row-number column (BIGINT, the row's 0-based position in the file). Everything else (nested or
 // repeated columns, INT96, TIMESTAMP(NANOS), unsigned integers, DELTA_* or BYTE_STREAM_SPLIT encodings,
 // LZ4, other type pairs) is NotSupported naming the file and column: the caller then reads the file

@@ -465,6 +465,33 @@ TEST(ParquetChunkReaderTest, OutOfScopeIsNotSupportedAndMissingIsNotFound) {
   EXPECT_TRUE(ParquetChunkReader::Open(JoinPath(dir.path(), "absent.parquet"), std::move(cols)).status().IsNotFound());
 }
 
+TEST(ParquetChunkReaderTest, TextIsCheckedAndBytesStayBytes) {
+  testing::TempDir dir;
+  std::vector<ParquetColumnSpec> specs = {{"s", 1, DataType::String()}, {"bin", 2, DataType::Bytes()}};
+  const std::string bad_utf8 = "ok\xff\xfe";
+  for (bool dictionary : {true, false}) {
+    std::string path = JoinPath(dir.path(), dictionary ? "dict.parquet" : "plain.parquet");
+    auto writer = ParquetFileWriter::Create(Db(), path, specs);
+    ASSERT_TRUE(writer.ok());
+    for (int i = 0; i < 3000; ++i) {
+      // Distinct long strings past the dictionary's 1 MiB make the last pages PLAIN.
+      std::string text = dictionary ? "a" : std::to_string(i) + std::string(1000, 'y');
+      if (i == 2999) text += bad_utf8;
+      ASSERT_TRUE((*writer)->Append(Row{Datum(text), Datum(bad_utf8)}).ok());
+    }
+    ASSERT_TRUE((*writer)->Finish().ok());
+    auto text = ReadWithReader(path, {{"s", "VARCHAR"}});
+    EXPECT_TRUE(text.status().IsCorruption()) << text.status().ToString();
+    EXPECT_NE(text.status().message().find("UTF-8"), std::string::npos) << text.status().ToString();
+    ExpectSameAsDuckDB(path, {{"bin", "BLOB"}});
+    // DuckDB's casts between text and bytes rewrite bytes (escapes): the reader leaves those to DuckDB.
+    std::vector<ParquetChunkColumn> cols;
+    cols.push_back({"bin", std::nullopt, TypeOf("VARCHAR")});
+    cols.push_back({"s", std::nullopt, TypeOf("BLOB")});
+    EXPECT_TRUE(ParquetChunkReader::Open(path, std::move(cols)).status().IsNotSupported());
+  }
+}
+
 std::string WriteBytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
