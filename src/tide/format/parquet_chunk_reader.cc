@@ -490,10 +490,11 @@ Result<std::unique_ptr<ValueSink>> MakeSink(const ParquetSchemaElement& e, const
 
 class ParquetChunkReader::Column {
  public:
-  Column(std::string what, int fd, const ParquetFooter* footer, size_t leaf, bool optional, int32_t physical,
-         size_t null_slot_bytes, std::unique_ptr<ValueSink> sink)
-      : what_(std::move(what)), fd_(fd), footer_(footer), leaf_(leaf), optional_(optional), physical_(physical),
-        null_slot_bytes_(null_slot_bytes), sink_(std::move(sink)) {
+  // `decompressor` is the reader's, shared by its columns (they decode one after the other).
+  Column(std::string what, int fd, const ParquetFooter* footer, ParquetPageDecompressor* decompressor, size_t leaf,
+         bool optional, int32_t physical, size_t null_slot_bytes, std::unique_ptr<ValueSink> sink)
+      : what_(std::move(what)), fd_(fd), footer_(footer), decompressor_(decompressor), leaf_(leaf),
+        optional_(optional), physical_(physical), null_slot_bytes_(null_slot_bytes), sink_(std::move(sink)) {
     const size_t n = duckdb_vector_size();
     levels_.resize(n);
     rows_.resize(n);
@@ -628,7 +629,7 @@ class ParquetChunkReader::Column {
                                       h.encoding);
         }
         TIDE_ASSIGN_OR_RETURN(std::string_view page,
-                              decompressor_.Decompress(codec_, body, h.uncompressed_size, &page_buffer_, what_));
+                              decompressor_->Decompress(codec_, body, h.uncompressed_size, &page_buffer_, what_));
         TIDE_RETURN_IF_ERROR(sink_->SetDictionary(page, h.num_values, what_));
         has_dictionary_ = true;
         continue;
@@ -640,7 +641,7 @@ class ParquetChunkReader::Column {
       std::string_view values;
       if (type == ParquetPageType::kDataPage) {
         TIDE_ASSIGN_OR_RETURN(std::string_view page,
-                              decompressor_.Decompress(codec_, body, h.uncompressed_size, &page_buffer_, what_));
+                              decompressor_->Decompress(codec_, body, h.uncompressed_size, &page_buffer_, what_));
         if (optional_) {
           if (h.def_level_encoding != static_cast<int32_t>(ParquetEncoding::kRle)) {
             return Status::NotSupported("{}: definition level encoding {} is not supported by Tide's reader", what_,
@@ -663,7 +664,7 @@ class ParquetChunkReader::Column {
         if (optional_) defs_.Reset(body.substr(0, def_len), 1);
         std::string_view rest = body.substr(def_len);
         if (h.v2_compressed) {
-          TIDE_ASSIGN_OR_RETURN(values, decompressor_.Decompress(codec_, rest, h.uncompressed_size - h.def_levels_length,
+          TIDE_ASSIGN_OR_RETURN(values, decompressor_->Decompress(codec_, rest, h.uncompressed_size - h.def_levels_length,
                                                                  &page_buffer_, what_));
         } else {
           values = rest;
@@ -698,12 +699,12 @@ class ParquetChunkReader::Column {
   const std::string what_;
   const int fd_;
   const ParquetFooter* footer_;
+  ParquetPageDecompressor* const decompressor_;
   const size_t leaf_;
   const bool optional_;
   const int32_t physical_;
   const size_t null_slot_bytes_;
   std::unique_ptr<ValueSink> sink_;
-  ParquetPageDecompressor decompressor_;
 
   // The current column chunk.
   size_t row_group_ = 0;
@@ -792,6 +793,7 @@ Result<std::unique_ptr<ParquetChunkReader>> ParquetChunkReader::Open(const std::
   if (columns.empty()) return Status::InvalidArgument("{}: no columns to read", file_what);
   std::unique_ptr<ParquetChunkReader> reader(new ParquetChunkReader());
   reader->path_ = path;
+  reader->decompressor_ = std::make_unique<ParquetPageDecompressor>();
   TIDE_ASSIGN_OR_RETURN(reader->footer_, ReadParquetFooter(path));
   const ParquetFooter& footer = reader->footer_;
   int64_t rows = 0;
@@ -853,9 +855,10 @@ Result<std::unique_ptr<ParquetChunkReader>> ParquetChunkReader::Open(const std::
       return Status::NotSupported("{}: a repeated column is not read by Tide's reader", what);
     }
     TIDE_ASSIGN_OR_RETURN(std::unique_ptr<ValueSink> sink, MakeSink(e, c.type, what));
-    reader->decoders_.push_back(std::make_unique<Column>(
-        what, reader->fd_, &reader->footer_, found->leaf, repetition == static_cast<int32_t>(ParquetRepetition::kOptional),
-        *e.type, SlotBytes(c.type.id(), c.type.raw()), std::move(sink)));
+    const bool optional = repetition == static_cast<int32_t>(ParquetRepetition::kOptional);
+    reader->decoders_.push_back(std::make_unique<Column>(what, reader->fd_, &reader->footer_,
+                                                         reader->decompressor_.get(), found->leaf, optional, *e.type,
+                                                         SlotBytes(c.type.id(), c.type.raw()), std::move(sink)));
   }
   return reader;
 }

@@ -41,6 +41,8 @@
 
 namespace tide {
 
+class ParquetPageDecompressor;
+
 struct ParquetChunkColumn {
   std::string name;                 // top-level physical column name (matched exactly)
   std::optional<int32_t> field_id;  // when given and present in the file, matched first
@@ -77,6 +79,7 @@ class ParquetChunkReader {
   ParquetFooter footer_;
   std::vector<ParquetChunkColumn> columns_;
   std::vector<duckdb_logical_type> raw_types_;  // borrowed from columns_, for duckdb_create_data_chunk
+  std::unique_ptr<ParquetPageDecompressor> decompressor_;  // shared by the columns (declared before them)
   std::vector<std::unique_ptr<Column>> decoders_;  // parallel to columns_; null for row numbers and absent
   int64_t total_rows_ = 0;
   int64_t rows_read_ = 0;
