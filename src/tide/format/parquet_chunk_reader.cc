@@ -59,7 +59,8 @@ struct CastConv {
 };
 struct MillisToMicros {
   static constexpr bool kIdentity = false;
-  static int64_t Apply(int64_t v) { return v * 1000; }
+  // Wraps (no undefined behavior) past year 294,000, where no TIMESTAMP exists anyway.
+  static int64_t Apply(int64_t v) { return static_cast<int64_t>(static_cast<uint64_t>(v) * 1000u); }
 };
 template <typename Src>
 struct ToHugeint {

@@ -18,7 +18,10 @@
 // and a row-number column (BIGINT, the row's 0-based position in the file). Everything else (nested or
 // repeated columns, INT96, TIMESTAMP(NANOS), unsigned integers, DELTA_* or BYTE_STREAM_SPLIT encodings,
 // LZ4, other type pairs) is NotSupported naming the file and column: the caller then reads the file
-// through DuckDB. NotSupported for an encoding or codec may come from Next(), when the page is met.
+// through DuckDB. The footer does not tell every page's encoding, so NotSupported for an encoding (a
+// DELTA_* page, as DuckDB's V2 writer makes; never in Tide's or Java parquet-mr v1 files) can also come
+// from Next(), when the page is met: rows_read() then says how many rows were already returned, and the
+// caller continues the file through DuckDB from that row (file_row_number >= rows_read()).
 //
 // Reading: each column chunk of a row group is read with one pread, then decoded page by page into the
 // output chunk, across page and row-group boundaries. Memory: one column chunk per column plus one
