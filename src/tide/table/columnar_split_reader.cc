@@ -9,6 +9,7 @@
 
 #include "tide/format/duckdb_handle.h"
 #include "tide/format/duckdb_type_mapping.h"
+#include "tide/format/parquet_chunk_reader.h"
 #include "tide/format/parquet_metadata.h"
 #include "tide/format/parquet_reader.h"
 #include "tide/io/file_system.h"
@@ -61,7 +62,9 @@ struct ColumnarSplitReader::ChunkState {
 // One data file being read.
 struct ColumnarSplitReader::Cursor {
   ColumnarFile file;
-  std::string sql;
+  std::string sql;                               // the DuckDB query of the file (the fallback)
+  std::vector<ParquetChunkColumn> native_columns;  // the same columns for Tide's own reader
+  std::unique_ptr<ParquetChunkReader> native;    // reading through Tide's reader, when it can
   bool started = false;
   DuckConnection conn;
   std::shared_ptr<DuckResult> result;  // shared with the chunks it produced (see ChunkState)
@@ -151,15 +154,31 @@ Result<std::unique_ptr<ColumnarSplitReader>> ColumnarSplitReader::Open(const Col
     cursor->rank = rank++;
     const TableSchema& schema = *file.schema;
     std::string select;
-    auto add = [&](const std::string& expression) {
+    // One column of the file's read: its SQL expression and the same for Tide's reader.
+    auto add = [&](const std::string& expression, ParquetChunkColumn native) {
       if (!select.empty()) select += ", ";
       select += expression;
+      cursor->native_columns.push_back(std::move(native));
+    };
+    auto column = [](std::string name, DuckLogicalType type) {
+      ParquetChunkColumn c;
+      c.name = std::move(name);
+      c.type = std::move(type);
+      return c;
     };
     for (const DataField& field : spec.output) {
       int idx = schema.FieldIndexById(field.id);
       std::string type = DuckTypeSqlName(field.type);
-      add(idx < 0 ? "CAST(NULL AS " + type + ")"
-                  : "CAST(" + QuoteSqlIdentifier(schema.fields[static_cast<size_t>(idx)].name) + " AS " + type + ")");
+      TIDE_ASSIGN_OR_RETURN(DuckLogicalType duck_type, DuckTypeFor(field.type, field.name));
+      if (idx < 0) {
+        // No name: the file may hold another field of the same name (dropped, then added again).
+        ParquetChunkColumn absent = column("", std::move(duck_type));
+        absent.absent_is_null = true;
+        add("CAST(NULL AS " + type + ")", std::move(absent));
+      } else {
+        const std::string& name = schema.fields[static_cast<size_t>(idx)].name;
+        add("CAST(" + QuoteSqlIdentifier(name) + " AS " + type + ")", column(name, std::move(duck_type)));
+      }
     }
     idx_t next = spec.output.size();
     if (primary_key) {
@@ -171,29 +190,63 @@ Result<std::unique_ptr<ColumnarSplitReader>> ColumnarSplitReader::Open(const Col
             return Status::Corruption("table {}: data file {} has no primary-key column '{}'", spec.table_name,
                                       file.path, field.name);
           }
-          add("CAST(" + QuoteSqlIdentifier(schema.fields[static_cast<size_t>(idx)].name) + " AS " +
-              (IntegerKey(field.type) ? "BIGINT" : "VARCHAR") + ")");
+          const std::string& name = schema.fields[static_cast<size_t>(idx)].name;
+          const bool integer = IntegerKey(field.type);
+          add("CAST(" + QuoteSqlIdentifier(name) + " AS " + (integer ? "BIGINT" : "VARCHAR") + ")",
+              column(name, DuckLogicalType(duckdb_create_logical_type(integer ? DUCKDB_TYPE_BIGINT : DUCKDB_TYPE_VARCHAR))));
           ++next;
         }
         if (reader->use_sequence_) {
           cursor->sequence_column = next++;
-          add("CAST(\"_SEQUENCE_NUMBER\" AS BIGINT)");
+          add("CAST(\"_SEQUENCE_NUMBER\" AS BIGINT)",
+              column("_SEQUENCE_NUMBER", DuckLogicalType(duckdb_create_logical_type(DUCKDB_TYPE_BIGINT))));
         }
       }
       if (file.delete_row_count.value_or(1) != 0) {
         cursor->kind_column = next++;
-        add("CAST(\"_VALUE_KIND\" AS TINYINT)");
+        add("CAST(\"_VALUE_KIND\" AS TINYINT)",
+            column("_VALUE_KIND", DuckLogicalType(duckdb_create_logical_type(DUCKDB_TYPE_TINYINT))));
       }
     }
     if (file.deletion_vector || select.empty()) {
       cursor->row_number_column = next++;
-      add("file_row_number");
+      ParquetChunkColumn row_number = column("file_row_number", DuckLogicalType(duckdb_create_logical_type(DUCKDB_TYPE_BIGINT)));
+      row_number.row_number = true;
+      add("file_row_number", std::move(row_number));
     }
     cursor->sql = "SELECT " + select + " FROM " + ReadParquetCall({file.path}, false);
     cursor->file = std::move(file);
     reader->cursors_.push_back(std::move(cursor));
   }
   return reader;
+}
+
+// Starts the DuckDB query of the cursor's file, from row `first_row` on.
+Status ColumnarSplitReader::StartQuery(Cursor* cursor, int64_t first_row) {
+  TIDE_ASSIGN_OR_RETURN(const DuckDB* db, DataFileDatabase());
+  TIDE_ASSIGN_OR_RETURN(cursor->conn, db->Connect());
+  std::string sql = cursor->sql;
+  if (first_row > 0) sql += " WHERE file_row_number >= " + std::to_string(first_row);
+  auto result = cursor->file.row_count <= kMaterializeMaxRows ? cursor->conn.Query(sql) : cursor->conn.QueryStreaming(sql);
+  if (!result.ok()) {
+    auto exists = FileSystem::Local()->Exists(cursor->file.path);
+    if (exists.ok() && !*exists) {
+      return Status::NotFound("table {}: data file {} does not exist (the table's metadata lists it)",
+                              spec_->table_name, cursor->file.path);
+    }
+    return ParquetReadError(cursor->file.path, result.status()).WithContext(fmt::format("table {}", spec_->table_name));
+  }
+  cursor->result = std::make_shared<DuckResult>(std::move(result).value());
+  // The slices handed out must have exactly the types paimon_scan declared.
+  for (size_t i = 0; i < spec_->output.size(); ++i) {
+    DuckLogicalType got = cursor->result->column_logical_type(i);
+    TIDE_ASSIGN_OR_RETURN(DuckLogicalType want, DuckTypeFor(spec_->output[i].type, spec_->output[i].name));
+    if (got.ToString() != want.ToString()) {
+      return Status::Internal("table {}: data file {} column '{}' reads as {}, not {}", spec_->table_name,
+                              cursor->file.path, spec_->output[i].name, got.ToString(), want.ToString());
+    }
+  }
+  return Status::OK();
 }
 
 // Moves the cursor to the next non-empty chunk of its file; false at the end of the file.
@@ -203,40 +256,47 @@ Result<bool> ColumnarSplitReader::Refill(Cursor* cursor) {
   };
   if (!cursor->started) {
     cursor->started = true;
-    TIDE_ASSIGN_OR_RETURN(const DuckDB* db, DataFileDatabase());
-    TIDE_ASSIGN_OR_RETURN(cursor->conn, db->Connect());
-    // Always streaming: a streaming result's chunks own their memory, while a materialized result's
-    // chunks may point into the result, and the slices handed out must outlive it.
-    auto result = cursor->file.row_count <= kMaterializeMaxRows ? cursor->conn.Query(cursor->sql)
-                                                                : cursor->conn.QueryStreaming(cursor->sql);
-    if (!result.ok()) {
-      auto exists = FileSystem::Local()->Exists(cursor->file.path);
-      if (exists.ok() && !*exists) {
-        return Status::NotFound("table {}: data file {} does not exist (the table's metadata lists it)",
-                                spec_->table_name, cursor->file.path);
-      }
-      return fail(result.status());
-    }
-    cursor->result = std::make_shared<DuckResult>(std::move(result).value());
-    // The slices handed out must have exactly the types paimon_scan declared.
-    for (size_t i = 0; i < spec_->output.size(); ++i) {
-      DuckLogicalType got = cursor->result->column_logical_type(i);
-      TIDE_ASSIGN_OR_RETURN(DuckLogicalType want, DuckTypeFor(spec_->output[i].type, spec_->output[i].name));
-      if (got.ToString() != want.ToString()) {
-        return Status::Internal("table {}: data file {} column '{}' reads as {}, not {}", spec_->table_name,
-                                cursor->file.path, spec_->output[i].name, got.ToString(), want.ToString());
-      }
+    // Tide's own reader first; files it cannot read (encodings, types) go through DuckDB.
+    auto native = ParquetChunkReader::Open(cursor->file.path, std::move(cursor->native_columns));
+    if (native.ok()) {
+      cursor->native = std::move(native).value();
+    } else if (native.status().IsNotSupported()) {
+      TIDE_RETURN_IF_ERROR(StartQuery(cursor, 0));
+    } else {
+      return native.status().WithContext(fmt::format("table {}", spec_->table_name));
     }
   }
   while (true) {
-    DuckDataChunk chunk = cursor->result->FetchChunk();
-    if (!chunk) {
-      Status error = cursor->result->error();
-      if (!error.ok()) return fail(error);
-      cursor->state.reset();
-      cursor->result.reset();
-      cursor->conn = DuckConnection();
-      return false;
+    DuckDataChunk chunk;
+    if (cursor->native) {
+      Result<DuckDataChunk> next = cursor->native->Next();
+      if (next.ok()) {
+        chunk = std::move(next).value();
+      } else if (next.status().IsNotSupported()) {
+        // A page Tide's reader cannot decode (say, an encoding met mid-file): DuckDB reads on from the
+        // first row not yet returned.
+        int64_t resume_at = cursor->native->rows_read();
+        cursor->native.reset();
+        TIDE_RETURN_IF_ERROR(StartQuery(cursor, resume_at));
+        continue;
+      } else {
+        return next.status().WithContext(fmt::format("table {}", spec_->table_name));
+      }
+      if (!chunk) {
+        cursor->native.reset();
+        cursor->state.reset();
+        return false;
+      }
+    } else {
+      chunk = cursor->result->FetchChunk();
+      if (!chunk) {
+        Status error = cursor->result->error();
+        if (!error.ok()) return fail(error);
+        cursor->state.reset();
+        cursor->result.reset();
+        cursor->conn = DuckConnection();
+        return false;
+      }
     }
     if (chunk.size() == 0) continue;
     auto state = std::make_unique<ChunkState>();

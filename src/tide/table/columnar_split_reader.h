@@ -1,13 +1,15 @@
 // ColumnarSplitReader: reads one split (partition and bucket) of a table straight into DuckDB vectors,
 // without building Rows: the fast path of full scans through SQL (paimon_scan).
 //
-// Each data file is one DuckDB query over the file that returns the projected columns already CAST to
-// their paimon_scan types (duckdb_type_mapping.h), plus what the merge needs: the primary-key columns,
-// _SEQUENCE_NUMBER, _VALUE_KIND and, with a deletion vector, the row's position. Output vectors reference
+// Each data file is decoded by Tide's own Parquet reader (parquet_chunk_reader.h) straight into chunks
+// of the projected columns in their paimon_scan types (duckdb_type_mapping.h), plus what the merge needs:
+// the primary-key columns, _SEQUENCE_NUMBER, _VALUE_KIND and, with a deletion vector, the row's position.
+// A file that reader cannot decode (encodings, codecs or types outside its scope, even mid-file) is read
+// on by a DuckDB query over the file returning the same columns (CAST in SQL). Output vectors reference
 // the file's result chunk and select the rows that survive (duckdb_slice_vector): no value is copied.
 // A chunk (and the query result it may point into) stays alive until the next call of Next, by which
-// time DuckDB has consumed the vectors that referenced it. Small files are read by one materialized
-// query, larger ones by a streaming query in bounded memory.
+// time DuckDB has consumed the vectors that referenced it. Small files go through one materialized
+// DuckDB query, larger ones through a streaming query in bounded memory.
 //
 //   * Append splits, and primary-key splits read without merging (deletion-vector tables, level > 0):
 //     the files one after another; rows marked by the file's deletion vector (and, for primary-key
@@ -88,6 +90,7 @@ class ColumnarSplitReader {
   struct Cursor;
   ColumnarSplitReader();
   Result<bool> Refill(Cursor* cursor);
+  Status StartQuery(Cursor* cursor, int64_t first_row);
   Result<size_t> NextConcatenated(std::span<const duckdb_vector> vectors, size_t capacity);
   Result<size_t> NextMerged(std::span<const duckdb_vector> vectors, size_t capacity);
   Status MergeUntilAChunkIsDone();

@@ -216,6 +216,40 @@ TEST_F(ColumnarReadTest, AppendTableAcrossAnAddedColumn) {
   EXPECT_EQ(nulls, 5000);
 }
 
+TEST_F(ColumnarReadTest, AColumnDroppedAndAddedAgainReadsAsNullInOldFiles) {
+  TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::BigInt())},
+                                        {"id"}, {}, {{"bucket", "1"}});
+  std::string path = MakeTable(schema);
+  Commit(path, schema, {{RowKind::kInsert, Row{I(1), I(100)}}, {RowKind::kInsert, Row{I(2), I(200)}}});
+  auto dropped = CommitSchemaChanges(FileSystem::Local(), path, "db.t", {SchemaChange::DropColumn("v")});
+  ASSERT_TRUE(dropped.ok()) << dropped.status().ToString();
+  auto added = CommitSchemaChanges(FileSystem::Local(), path, "db.t", {SchemaChange::AddColumn("v", DataType::BigInt())});
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  Commit(path, *added, {{RowKind::kInsert, Row{I(3), I(300)}}});
+  // The first file holds a column named v, but it is another field (another id): NULL, not 100 and 200.
+  Read read = ReadByVectors(path, 1);
+  EXPECT_EQ(testing::SortedRows(read.rows), (std::vector<Row>{{I(1), Datum()}, {I(2), Datum()}, {I(3), I(300)}}));
+  EXPECT_EQ(read.stats.columnar_splits, 1);
+  EXPECT_EQ(testing::SortedRows(read.rows), RowsByBatch(path));
+}
+
+TEST_F(ColumnarReadTest, FilesTidesParquetReaderCannotDecodeGoThroughDuckDB) {
+  // LZ4 pages are outside Tide's Parquet reader: the split still reads columnar, through DuckDB.
+  TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())},
+                                        {"id"}, {}, {{"bucket", "2"}, {"file.compression", "lz4"}});
+  std::string path = MakeTable(schema);
+  for (int run = 0; run < 3; ++run) {
+    std::vector<std::pair<RowKind, Row>> rows;
+    for (int64_t id = run; id < 5000; id += 2) rows.emplace_back(RowKind::kInsert, Row{I(id), Datum("r" + std::to_string(run))});
+    Commit(path, schema, rows);
+  }
+  Read read = ReadByVectors(path, 2);
+  std::vector<Row> expected = RowsByBatch(path);
+  EXPECT_EQ(expected.size(), 5000u);
+  EXPECT_EQ(testing::SortedRows(read.rows), expected);
+  EXPECT_EQ(read.stats.columnar_splits, 2);
+}
+
 TEST_F(ColumnarReadTest, SplitsTheColumnarPathCannotReadTakeTheRowPath) {
   // A widened column (INT -> BIGINT) needs Tide's cast of the old file's values.
   TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "n", DataType::Int())},
