@@ -23,6 +23,9 @@ namespace {
 // larger files stream in bounded memory.
 constexpr int64_t kMaterializeMaxRows = 131072;
 
+// Merges of at most this many files of one integer key scan their heads instead of keeping a heap.
+constexpr size_t kFlatMergeMaxFiles = 8;
+
 bool IntegerKey(const DataType& type) {
   switch (type.root()) {
     case TypeRoot::kTinyInt:
@@ -533,6 +536,70 @@ Status ColumnarSplitReader::AdvanceIntTop() {
   return Status::OK();
 }
 
+// Moves the cursor of heads[i] past its row; a finished chunk goes to done_, a finished file leaves the
+// heads (swapped with the last one, so heads are unordered). For the flat merge.
+Status ColumnarSplitReader::AdvanceFlatHead(size_t i) {
+  IntHead& head = int_heap_[i];
+  Cursor* c = head.cursor;
+  if (++c->pos >= c->state->size) {
+    done_.push_back(std::move(c->state));
+    TIDE_ASSIGN_OR_RETURN(bool more, Refill(c));
+    if (!more) {
+      int_heap_[i] = int_heap_.back();
+      int_heap_.pop_back();
+      return Status::OK();
+    }
+  }
+  head.key = c->int_keys[0][c->pos];
+  head.order = SequenceOf(*c);
+  return Status::OK();
+}
+
+// MergeIntKeysUntilAChunkIsDone for a few files: the heads sit unordered in a small array and each row
+// is found by a scan for the smallest (key, order), whose compares the compiler turns into conditional
+// moves; with a handful of runs this beats a heap, whose compares the CPU cannot predict.
+Status ColumnarSplitReader::MergeFewIntKeysUntilAChunkIsDone() {
+  const bool ignore_delete = spec_->ignore_delete;
+  while (done_.empty() && !int_heap_.empty()) {
+    size_t best = 0;
+    for (size_t i = 1; i < int_heap_.size(); ++i) {
+      const IntHead& h = int_heap_[i];
+      const IntHead& b = int_heap_[best];
+      bool less = h.key < b.key || (h.key == b.key && h.order < b.order);
+      best = less ? i : best;
+    }
+    const int64_t key = int_heap_[best].key;
+    ChunkState* winner = nullptr;
+    idx_t winner_pos = 0;
+    int64_t winner_sequence = 0;
+    ValueKind winner_kind = ValueKind::kInsert;
+    bool have = false;
+    // Every row of the key, oldest first: the newest wins (a tie to the later row, as on the row path).
+    size_t at = best;
+    while (true) {
+      const IntHead& h = int_heap_[at];
+      Cursor* c = h.cursor;
+      ValueKind kind = c->kind != nullptr ? static_cast<ValueKind>(c->kind[c->pos]) : ValueKind::kInsert;
+      if (!(ignore_delete && IsRetract(kind)) && (!have || h.order >= winner_sequence)) {
+        winner = c->state.get();
+        winner_pos = c->pos;
+        winner_sequence = h.order;
+        winner_kind = kind;
+        have = true;
+      }
+      TIDE_RETURN_IF_ERROR(AdvanceFlatHead(at));
+      // The next row of this key, if any: the smallest order among heads still at the key.
+      at = int_heap_.size();
+      for (size_t i = 0; i < int_heap_.size(); ++i) {
+        if (int_heap_[i].key == key && (at == int_heap_.size() || int_heap_[i].order < int_heap_[at].order)) at = i;
+      }
+      if (at == int_heap_.size()) break;
+    }
+    if (have && !IsRetract(winner_kind)) winner->selected.push_back(static_cast<sel_t>(winner_pos));
+  }
+  return Status::OK();
+}
+
 // MergeUntilAChunkIsDone for one integer key.
 Status ColumnarSplitReader::MergeIntKeysUntilAChunkIsDone() {
   const bool ignore_delete = spec_->ignore_delete;
@@ -576,7 +643,10 @@ Result<size_t> ColumnarSplitReader::NextMerged(std::span<const duckdb_vector> ve
       }
     }
     for (size_t i = heap_.size() / 2; i-- > 0;) SiftDown(i);
-    for (size_t i = int_heap_.size() / 2; i-- > 0;) SiftDownInt(i);
+    flat_merge_ = int_heap_.size() <= kFlatMergeMaxFiles;
+    if (!flat_merge_) {
+      for (size_t i = int_heap_.size() / 2; i-- > 0;) SiftDownInt(i);
+    }
   }
   while (true) {
     while (!done_.empty()) {
@@ -590,7 +660,11 @@ Result<size_t> ColumnarSplitReader::NextMerged(std::span<const duckdb_vector> ve
     }
     if (single_int_key_) {
       if (int_heap_.empty()) return size_t{0};
-      TIDE_RETURN_IF_ERROR(MergeIntKeysUntilAChunkIsDone());
+      if (flat_merge_) {
+        TIDE_RETURN_IF_ERROR(MergeFewIntKeysUntilAChunkIsDone());
+      } else {
+        TIDE_RETURN_IF_ERROR(MergeIntKeysUntilAChunkIsDone());
+      }
     } else {
       if (heap_.empty()) return size_t{0};
       TIDE_RETURN_IF_ERROR(MergeUntilAChunkIsDone());

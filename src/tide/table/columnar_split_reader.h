@@ -96,6 +96,8 @@ class ColumnarSplitReader {
   Status MergeUntilAChunkIsDone();
   Status MergeIntKeysUntilAChunkIsDone();
   Status AdvanceIntTop();
+  Status MergeFewIntKeysUntilAChunkIsDone();
+  Status AdvanceFlatHead(size_t i);
   void SiftDownInt(size_t i);
   Status AdvanceTop();
   bool Less(const Cursor& a, const Cursor& b) const;
@@ -121,6 +123,7 @@ class ColumnarSplitReader {
   std::vector<duckdb_string_t> group_strings_;
   bool started_ = false;
   bool single_int_key_ = false;
+  bool flat_merge_ = false;   // one integer key over a few files: int_heap_ is an unordered array
   bool use_sequence_ = true;  // compare _SEQUENCE_NUMBER; else the files' ranks
 };
 
