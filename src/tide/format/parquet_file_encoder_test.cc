@@ -3,6 +3,7 @@
 // values read back through ParquetFileReader (DuckDB, and Tide's exact INT96 decoder) under every codec,
 // REQUIRED columns and their refusal of NULL, several row groups and pages, and the Statistics DuckDB
 // reads from the footer (parquet_metadata()).
+#include "tide/format/format_test_values.h"
 #include "tide/format/parquet_file_encoder.h"
 
 #include <gtest/gtest.h>
@@ -30,29 +31,11 @@
 namespace tide {
 namespace {
 
-DuckDB OpenDb() {
-  auto db = DuckDB::Open(":memory:", {{"threads", "2"}});
-  EXPECT_TRUE(db.ok()) << db.status().ToString();
-  return std::move(db).value();
-}
-
-TimestampValue Ts(const char* text) {
-  auto ts = ParseTimestamp(text);
-  EXPECT_TRUE(ts.ok()) << text << ": " << ts.status().ToString();
-  return ts.ValueOr(TimestampValue{});
-}
-
-Datum Dec(const char* text, int precision, int scale) {
-  auto v = ParseDecimal(text, precision, scale);
-  EXPECT_TRUE(v.ok()) << text;
-  return Datum(DecimalValue{v.ValueOr(0)});
-}
-
-Datum Days(const char* text) {
-  auto d = ParseDate(text);
-  EXPECT_TRUE(d.ok()) << text;
-  return Datum(d.ValueOr(0));
-}
+using testing::Ts;
+using testing::Dec;
+using testing::Days;
+using testing::N;
+DuckDB OpenDb() { return testing::OpenTestDb(); }
 
 // Encodes `rows` and writes the file to `path`.
 void WriteFile(const std::string& path, const std::vector<ParquetColumnSpec>& columns, const std::vector<Row>& rows,
@@ -612,8 +595,6 @@ namespace tide {
 namespace {
 
 // ---- nested values ------------------------------------------------------------------------------------
-
-Datum N(std::vector<Datum> items) { return Datum::Nested(std::move(items)); }
 
 void ExpectSameSchemaTree(const std::vector<ParquetFileColumn>& java, const std::vector<ParquetFileColumn>& tide,
                           const std::string& where) {

@@ -1,5 +1,6 @@
 // Reads Parquet files written by Java Paimon (tests/fixtures/paimon-java/parquet) and checks the values
 // their READMEs list.
+#include "tide/format/format_test_values.h"
 #include "tide/format/parquet_reader.h"
 
 #include <gtest/gtest.h>
@@ -16,34 +17,13 @@
 namespace tide {
 namespace {
 
-DataField Field(int32_t id, std::string name, DataType type) {
-  DataField field;
-  field.id = id;
-  field.name = std::move(name);
-  field.type = std::move(type);
-  return field;
-}
+using testing::Ts;
+using testing::Dec;
+DuckDB OpenDb() { return testing::OpenTestDb(); }
+DataField Field(int32_t id, std::string name, DataType type) { return testing::TestField(id, std::move(name), std::move(type)); }
 
 std::string Fixture(const std::string& relative) {
   return JoinPath(testing::JavaFixtureWarehouse(), relative);
-}
-
-DuckDB OpenDb() {
-  auto db = DuckDB::Open(":memory:", {{"threads", "2"}});
-  EXPECT_TRUE(db.ok()) << db.status().ToString();
-  return std::move(db).value();
-}
-
-TimestampValue Ts(const char* text) {
-  auto ts = ParseTimestamp(text);
-  EXPECT_TRUE(ts.ok()) << text << ": " << ts.status().ToString();
-  return ts.ValueOr(TimestampValue{});
-}
-
-Datum Dec(const char* text, int precision, int scale) {
-  auto v = ParseDecimal(text, precision, scale);
-  EXPECT_TRUE(v.ok()) << text;
-  return Datum(DecimalValue{v.ValueOr(0)});
 }
 
 int64_t Days(const char* text) { return ParseDate(text).ValueOr(-1); }

@@ -2,6 +2,7 @@
 // type with edge values (files with nested columns, which go through DuckDB), the physical schema of both
 // paths (Java's exactly on Tide's encoder; DuckDB's gaps on its path), row order and the writer's refusals.
 // Tide's encoder itself is tested in parquet_file_encoder_test.cc.
+#include "tide/format/format_test_values.h"
 #include "tide/format/parquet_writer.h"
 
 #include <gtest/gtest.h>
@@ -20,39 +21,12 @@
 namespace tide {
 namespace {
 
-DataField Field(int32_t id, std::string name, DataType type) {
-  DataField field;
-  field.id = id;
-  field.name = std::move(name);
-  field.type = std::move(type);
-  return field;
-}
-
-DuckDB OpenDb() {
-  auto db = DuckDB::Open(":memory:", {{"threads", "2"}});
-  EXPECT_TRUE(db.ok()) << db.status().ToString();
-  return std::move(db).value();
-}
-
-TimestampValue Ts(const char* text) {
-  auto ts = ParseTimestamp(text);
-  EXPECT_TRUE(ts.ok()) << text << ": " << ts.status().ToString();
-  return ts.ValueOr(TimestampValue{});
-}
-
-Datum Dec(const char* text, int precision, int scale) {
-  auto v = ParseDecimal(text, precision, scale);
-  EXPECT_TRUE(v.ok()) << text;
-  return Datum(DecimalValue{v.ValueOr(0)});
-}
-
-Datum Days(const char* text) {
-  auto d = ParseDate(text);
-  EXPECT_TRUE(d.ok()) << text;
-  return Datum(d.ValueOr(0));
-}
-
-Datum N(std::vector<Datum> items) { return Datum::Nested(std::move(items)); }
+using testing::Ts;
+using testing::Dec;
+using testing::Days;
+using testing::N;
+DuckDB OpenDb() { return testing::OpenTestDb(); }
+DataField Field(int32_t id, std::string name, DataType type) { return testing::TestField(id, std::move(name), std::move(type)); }
 
 std::vector<ParquetColumnSpec> AllTypes() {
   DataType inner_row = DataType::Row({Field(34, "z", DataType::String())});
