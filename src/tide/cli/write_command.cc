@@ -10,6 +10,7 @@
 
 #include "tide/base/strings.h"
 #include "tide/catalog/catalog.h"
+#include "tide/format/duckdb_type_mapping.h"
 #include "tide/format/duckdb_handle.h"
 #include "tide/format/duckdb_vector_decoder.h"
 #include "tide/io/file_system.h"
@@ -24,30 +25,6 @@ namespace {
 int Fail(std::ostream& err, const Status& status) {
   err << "Error: " << status.message() << std::endl;
   return 1;
-}
-
-// The DuckDB SQL type a file column is cast to before decoding, for atomic Paimon types. Nested types
-// are decoded from the file's own LIST/MAP/STRUCT (nullopt: no cast).
-std::optional<std::string> DuckCastType(const DataType& type) {
-  switch (type.root()) {
-    case TypeRoot::kBoolean: return "BOOLEAN";
-    case TypeRoot::kTinyInt: return "TINYINT";
-    case TypeRoot::kSmallInt: return "SMALLINT";
-    case TypeRoot::kInt: return "INTEGER";
-    case TypeRoot::kBigInt: return "BIGINT";
-    case TypeRoot::kFloat: return "FLOAT";
-    case TypeRoot::kDouble: return "DOUBLE";
-    case TypeRoot::kDecimal: return fmt::format("DECIMAL({}, {})", type.precision(), type.scale());
-    case TypeRoot::kChar:
-    case TypeRoot::kVarChar: return "VARCHAR";
-    case TypeRoot::kBinary:
-    case TypeRoot::kVarBinary: return "BLOB";
-    case TypeRoot::kDate: return "DATE";
-    case TypeRoot::kTime: return "TIME";
-    case TypeRoot::kTimestamp: return type.precision() > 6 ? "TIMESTAMP_NS" : "TIMESTAMP";
-    case TypeRoot::kTimestampLtz: return "TIMESTAMPTZ";
-    default: return std::nullopt;
-  }
 }
 
 Result<RowKind> ParseRowKind(std::string_view text, int64_t row_number) {
@@ -117,9 +94,11 @@ Result<LoadResult> Load(const WriteCommandOptions& options) {
       continue;
     }
     std::string column = QuoteSqlIdentifier(file_columns[static_cast<size_t>(c)]);
-    std::optional<std::string> cast = DuckCastType(field.type);
+    // Atomic types are cast to their DuckDB type before decoding; nested ones (no SQL name) are decoded
+    // from the file's own LIST/MAP/STRUCT.
+    const std::string cast = DuckTypeSqlName(field.type);
     if (!select.empty()) select += ", ";
-    select += cast ? fmt::format("CAST({} AS {})", column, *cast) : column;
+    select += cast.empty() ? column : fmt::format("CAST({} AS {})", column, cast);
     selected_fields.push_back(f);
   }
   if (kind_index) {

@@ -86,7 +86,9 @@ std::string DuckTypeSqlName(const DataType& type) {
     case TypeRoot::kBinary:
     case TypeRoot::kVarBinary: return "BLOB";
     case TypeRoot::kDate: return "DATE";
+    case TypeRoot::kTime: return "TIME";
     case TypeRoot::kTimestamp: return type.precision() <= 6 ? "TIMESTAMP" : "TIMESTAMP_NS";
+    case TypeRoot::kTimestampLtz: return "TIMESTAMPTZ";
     default: return {};
   }
 }

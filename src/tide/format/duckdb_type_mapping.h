@@ -31,9 +31,8 @@ namespace tide {
 // The DuckDB type of a Paimon column; `column` names it in errors.
 Result<DuckLogicalType> DuckTypeFor(const DataType& type, std::string_view column);
 
-// DuckDB's SQL name of DuckTypeFor(type) (e.g. `DECIMAL(10,2)`, `TIMESTAMP_NS`) for booleans, integers,
-// floating point, decimals, strings, binary, DATE and TIMESTAMP(p); empty for the other types (TIME,
-// TIMESTAMP WITH LOCAL TIME ZONE and nested types, whose names SQL casts should not be built from).
+// DuckDB's SQL name of DuckTypeFor(type) (e.g. `DECIMAL(10,2)`, `TIMESTAMP_NS`, `TIMESTAMPTZ`) for the
+// atomic types, for SQL casts; empty for nested types and invalid decimals.
 std::string DuckTypeSqlName(const DataType& type);
 
 }  // namespace tide

@@ -387,6 +387,17 @@ Status WriteRowsColumn(duckdb_vector vector, const DataType& type, std::span<con
   return WriteAny(vector, type, rows.size(), get, offset, column);
 }
 
+Status WriteRows(std::span<const duckdb_vector> vectors, const std::vector<DataField>& fields,
+                 std::span<const Row> rows) {
+  if (vectors.size() != fields.size()) {
+    return Status::InvalidArgument("{} vectors for {} columns", vectors.size(), fields.size());
+  }
+  for (size_t c = 0; c < fields.size(); ++c) {
+    TIDE_RETURN_IF_ERROR(WriteRowsColumn(vectors[c], fields[c].type, rows, c, 0, fields[c].name));
+  }
+  return Status::OK();
+}
+
 Status WriteValues(duckdb_vector vector, const DataType& type, std::span<const Datum* const> values, idx_t offset,
                    std::string_view column) {
   auto get = [&](size_t i) -> const Datum* { return values[i]; };

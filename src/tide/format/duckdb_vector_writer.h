@@ -24,6 +24,11 @@ namespace tide {
 Status WriteRowsColumn(duckdb_vector vector, const DataType& type, std::span<const Row> rows, size_t column_index,
                        idx_t offset, std::string_view column);
 
+// Writes rows[r][c] into position r of vectors[c] for every column c of `fields` (rows may hold more
+// values than there are fields). InvalidArgument if the counts of vectors and fields differ.
+Status WriteRows(std::span<const duckdb_vector> vectors, const std::vector<DataField>& fields,
+                 std::span<const Row> rows);
+
 // Writes *values[i] (NULL for a null pointer) into position offset + i of `vector`.
 Status WriteValues(duckdb_vector vector, const DataType& type, std::span<const Datum* const> values, idx_t offset,
                    std::string_view column);

@@ -23,7 +23,8 @@ namespace {
 // larger files stream in bounded memory.
 constexpr int64_t kMaterializeMaxRows = 131072;
 
-// Merges of at most this many files of one integer key scan their heads instead of keeping a heap.
+// Merges of at most this many files of one integer key scan their heads instead of keeping a heap; a
+// heap pays off only for more.
 constexpr size_t kFlatMergeMaxFiles = 8;
 
 bool IntegerKey(const DataType& type) {
@@ -80,9 +81,41 @@ struct ColumnarSplitReader::Cursor {
   const int8_t* kind = nullptr;       // null when the file holds no -U/-D rows
   int64_t rank = 0;                   // the file's place in sequence order
   const int64_t* row_number = nullptr;
+  ValueKind KindAt() const { return kind != nullptr ? static_cast<ValueKind>(kind[pos]) : ValueKind::kInsert; }
   // Where the extra columns sit in the query's result.
   idx_t key_column = 0, sequence_column = 0, kind_column = 0, row_number_column = 0;
 };
+
+namespace {
+
+// The newest of one key's rows, offered oldest first: a tie goes to the later row (as on the row path);
+// with ignore-delete, retractions never win. The winner is selected unless it is a retraction.
+class NewestRow {
+ public:
+  explicit NewestRow(bool ignore_delete) : ignore_delete_(ignore_delete) {}
+  void Offer(ColumnarSplitReader::ChunkState* state, idx_t pos, int64_t order, ValueKind kind) {
+    if (ignore_delete_ && IsRetract(kind)) return;
+    if (have_ && order < order_) return;
+    state_ = state;
+    pos_ = pos;
+    order_ = order;
+    kind_ = kind;
+    have_ = true;
+  }
+  void SelectIfLive() {
+    if (have_ && !IsRetract(kind_)) state_->selected.push_back(static_cast<sel_t>(pos_));
+  }
+
+ private:
+  bool ignore_delete_;
+  ColumnarSplitReader::ChunkState* state_ = nullptr;
+  idx_t pos_ = 0;
+  int64_t order_ = 0;
+  ValueKind kind_ = ValueKind::kInsert;
+  bool have_ = false;
+};
+
+}  // namespace
 
 ColumnarSplitReader::ColumnarSplitReader() = default;
 ColumnarSplitReader::~ColumnarSplitReader() = default;
@@ -90,9 +123,12 @@ ColumnarSplitReader::~ColumnarSplitReader() = default;
 bool ColumnarSplitReader::Supports(const ColumnarScanSpec& spec, std::span<const TableSchema* const> file_schemas) {
   for (const DataField& field : spec.output) {
     if (DuckTypeSqlName(field.type).empty()) return false;
-    // Java stores TIMESTAMP(7..9) as INT96, which DuckDB reads at microseconds; Tide's row path decodes
-    // the nanoseconds itself.
-    if (field.type.root() == TypeRoot::kTimestamp && field.type.precision() > 6) return false;
+    // TIME and TIMESTAMP_LTZ have Parquet forms (Tide's TIME without annotation, millisecond LTZ) that
+    // SQL casts misread, and Java stores TIMESTAMP(7..9) as INT96, which DuckDB reads at microseconds:
+    // Tide's row path decodes all of them itself.
+    const TypeRoot root = field.type.root();
+    if (root == TypeRoot::kTime || root == TypeRoot::kTimestampLtz) return false;
+    if (root == TypeRoot::kTimestamp && field.type.precision() > 6) return false;
   }
   for (const DataField& field : spec.key_fields) {
     if (spec.merge && !IntegerKey(field.type) && !field.type.IsString()) return false;
@@ -397,17 +433,15 @@ Result<size_t> ColumnarSplitReader::NextConcatenated(std::span<const duckdb_vect
 }
 
 bool ColumnarSplitReader::Less(const Cursor& a, const Cursor& b) const {
-  {
-    for (size_t k = 0; k < a.int_keys.size(); ++k) {
-      int c;
-      if (a.int_keys[k] != nullptr) {
-        int64_t x = a.int_keys[k][a.pos], y = b.int_keys[k][b.pos];
-        c = (x > y) - (x < y);
-      } else {
-        c = CompareStrings(a.str_keys[k][a.pos], b.str_keys[k][b.pos]);
-      }
-      if (c != 0) return c < 0;
+  for (size_t k = 0; k < a.int_keys.size(); ++k) {
+    int c;
+    if (a.int_keys[k] != nullptr) {
+      int64_t x = a.int_keys[k][a.pos], y = b.int_keys[k][b.pos];
+      c = (x > y) - (x < y);
+    } else {
+      c = CompareStrings(a.str_keys[k][a.pos], b.str_keys[k][b.pos]);
     }
+    if (c != 0) return c < 0;
   }
   return SequenceOf(a) < SequenceOf(b);
 }
@@ -459,7 +493,6 @@ Status ColumnarSplitReader::AdvanceTop() {
 }
 
 Status ColumnarSplitReader::MergeUntilAChunkIsDone() {
-  const bool ignore_delete = spec_->ignore_delete;
   const size_t keys = spec_->key_fields.size();
   group_ints_.resize(keys);
   group_strings_.resize(keys);
@@ -472,81 +505,29 @@ Status ColumnarSplitReader::MergeUntilAChunkIsDone() {
         group_strings_[k] = top->str_keys[k][top->pos];  // its bytes stay in a chunk kept until handed out
       }
     }
-    // The rows of one key come oldest first (the heap orders equal keys by _SEQUENCE_NUMBER); the newest
-    // wins, a tie going to the later row as on the row path.
-    ChunkState* winner = top->state.get();
-    idx_t winner_pos = top->pos;
-    int64_t winner_sequence = SequenceOf(*top);
-    ValueKind winner_kind = top->kind != nullptr ? static_cast<ValueKind>(top->kind[top->pos]) : ValueKind::kInsert;
-    bool have = !(ignore_delete && IsRetract(winner_kind));
-    TIDE_RETURN_IF_ERROR(AdvanceTop());
-    while (!heap_.empty() && HasGroupKey(*heap_[0])) {
+    // The heap yields one key's rows oldest first (equal keys are ordered by sequence number or rank).
+    NewestRow newest(spec_->ignore_delete);
+    do {
       Cursor* c = heap_[0];
-      ValueKind kind = c->kind != nullptr ? static_cast<ValueKind>(c->kind[c->pos]) : ValueKind::kInsert;
-      int64_t sequence = SequenceOf(*c);
-      if (!(ignore_delete && IsRetract(kind)) && (!have || sequence >= winner_sequence)) {
-        winner = c->state.get();
-        winner_pos = c->pos;
-        winner_sequence = sequence;
-        winner_kind = kind;
-        have = true;
-      }
+      newest.Offer(c->state.get(), c->pos, SequenceOf(*c), c->KindAt());
       TIDE_RETURN_IF_ERROR(AdvanceTop());
-    }
-    if (have && !IsRetract(winner_kind)) winner->selected.push_back(static_cast<sel_t>(winner_pos));
+    } while (!heap_.empty() && HasGroupKey(*heap_[0]));
+    newest.SelectIfLive();
   }
-  return Status::OK();
-}
-
-void ColumnarSplitReader::SiftDownInt(size_t i) {
-  const size_t n = int_heap_.size();
-  IntHead moving = int_heap_[i];
-  while (true) {
-    size_t child = 2 * i + 1;
-    if (child >= n) break;
-    if (child + 1 < n && (int_heap_[child + 1].key < int_heap_[child].key ||
-                          (int_heap_[child + 1].key == int_heap_[child].key &&
-                           int_heap_[child + 1].order < int_heap_[child].order))) {
-      ++child;
-    }
-    const IntHead& c = int_heap_[child];
-    if (moving.key < c.key || (moving.key == c.key && moving.order <= c.order)) break;
-    int_heap_[i] = c;
-    i = child;
-  }
-  int_heap_[i] = moving;
-}
-
-Status ColumnarSplitReader::AdvanceIntTop() {
-  IntHead& top = int_heap_[0];
-  Cursor* c = top.cursor;
-  if (++c->pos >= c->state->size) {
-    done_.push_back(std::move(c->state));
-    TIDE_ASSIGN_OR_RETURN(bool more, Refill(c));
-    if (!more) {
-      int_heap_[0] = int_heap_.back();
-      int_heap_.pop_back();
-      if (!int_heap_.empty()) SiftDownInt(0);
-      return Status::OK();
-    }
-  }
-  top.key = c->int_keys[0][c->pos];
-  top.order = SequenceOf(*c);
-  SiftDownInt(0);
   return Status::OK();
 }
 
 // Moves the cursor of heads[i] past its row; a finished chunk goes to done_, a finished file leaves the
 // heads (swapped with the last one, so heads are unordered). For the flat merge.
 Status ColumnarSplitReader::AdvanceFlatHead(size_t i) {
-  IntHead& head = int_heap_[i];
+  IntHead& head = heads_[i];
   Cursor* c = head.cursor;
   if (++c->pos >= c->state->size) {
     done_.push_back(std::move(c->state));
     TIDE_ASSIGN_OR_RETURN(bool more, Refill(c));
     if (!more) {
-      int_heap_[i] = int_heap_.back();
-      int_heap_.pop_back();
+      heads_[i] = heads_.back();
+      heads_.pop_back();
       return Status::OK();
     }
   }
@@ -559,73 +540,28 @@ Status ColumnarSplitReader::AdvanceFlatHead(size_t i) {
 // is found by a scan for the smallest (key, order), whose compares the compiler turns into conditional
 // moves; with a handful of runs this beats a heap, whose compares the CPU cannot predict.
 Status ColumnarSplitReader::MergeFewIntKeysUntilAChunkIsDone() {
-  const bool ignore_delete = spec_->ignore_delete;
-  while (done_.empty() && !int_heap_.empty()) {
+  while (done_.empty() && !heads_.empty()) {
     size_t best = 0;
-    for (size_t i = 1; i < int_heap_.size(); ++i) {
-      const IntHead& h = int_heap_[i];
-      const IntHead& b = int_heap_[best];
+    for (size_t i = 1; i < heads_.size(); ++i) {
+      const IntHead& h = heads_[i];
+      const IntHead& b = heads_[best];
       bool less = h.key < b.key || (h.key == b.key && h.order < b.order);
       best = less ? i : best;
     }
-    const int64_t key = int_heap_[best].key;
-    ChunkState* winner = nullptr;
-    idx_t winner_pos = 0;
-    int64_t winner_sequence = 0;
-    ValueKind winner_kind = ValueKind::kInsert;
-    bool have = false;
-    // Every row of the key, oldest first: the newest wins (a tie to the later row, as on the row path).
+    const int64_t key = heads_[best].key;
+    // Every row of the key, oldest first: each next one is the smallest order among heads still at it.
+    NewestRow newest(spec_->ignore_delete);
     size_t at = best;
-    while (true) {
-      const IntHead& h = int_heap_[at];
-      Cursor* c = h.cursor;
-      ValueKind kind = c->kind != nullptr ? static_cast<ValueKind>(c->kind[c->pos]) : ValueKind::kInsert;
-      if (!(ignore_delete && IsRetract(kind)) && (!have || h.order >= winner_sequence)) {
-        winner = c->state.get();
-        winner_pos = c->pos;
-        winner_sequence = h.order;
-        winner_kind = kind;
-        have = true;
-      }
+    while (at < heads_.size()) {
+      const IntHead& h = heads_[at];
+      newest.Offer(h.cursor->state.get(), h.cursor->pos, h.order, h.cursor->KindAt());
       TIDE_RETURN_IF_ERROR(AdvanceFlatHead(at));
-      // The next row of this key, if any: the smallest order among heads still at the key.
-      at = int_heap_.size();
-      for (size_t i = 0; i < int_heap_.size(); ++i) {
-        if (int_heap_[i].key == key && (at == int_heap_.size() || int_heap_[i].order < int_heap_[at].order)) at = i;
+      at = heads_.size();
+      for (size_t i = 0; i < heads_.size(); ++i) {
+        if (heads_[i].key == key && (at == heads_.size() || heads_[i].order < heads_[at].order)) at = i;
       }
-      if (at == int_heap_.size()) break;
     }
-    if (have && !IsRetract(winner_kind)) winner->selected.push_back(static_cast<sel_t>(winner_pos));
-  }
-  return Status::OK();
-}
-
-// MergeUntilAChunkIsDone for one integer key.
-Status ColumnarSplitReader::MergeIntKeysUntilAChunkIsDone() {
-  const bool ignore_delete = spec_->ignore_delete;
-  while (done_.empty() && !int_heap_.empty()) {
-    const IntHead top = int_heap_[0];
-    Cursor* c = top.cursor;
-    ChunkState* winner = c->state.get();
-    idx_t winner_pos = c->pos;
-    int64_t winner_sequence = top.order;
-    ValueKind winner_kind = c->kind != nullptr ? static_cast<ValueKind>(c->kind[c->pos]) : ValueKind::kInsert;
-    bool have = !(ignore_delete && IsRetract(winner_kind));
-    TIDE_RETURN_IF_ERROR(AdvanceIntTop());
-    while (!int_heap_.empty() && int_heap_[0].key == top.key) {
-      const IntHead& next = int_heap_[0];
-      Cursor* n = next.cursor;
-      ValueKind kind = n->kind != nullptr ? static_cast<ValueKind>(n->kind[n->pos]) : ValueKind::kInsert;
-      if (!(ignore_delete && IsRetract(kind)) && (!have || next.order >= winner_sequence)) {
-        winner = n->state.get();
-        winner_pos = n->pos;
-        winner_sequence = next.order;
-        winner_kind = kind;
-        have = true;
-      }
-      TIDE_RETURN_IF_ERROR(AdvanceIntTop());
-    }
-    if (have && !IsRetract(winner_kind)) winner->selected.push_back(static_cast<sel_t>(winner_pos));
+    newest.SelectIfLive();
   }
   return Status::OK();
 }
@@ -633,20 +569,17 @@ Status ColumnarSplitReader::MergeIntKeysUntilAChunkIsDone() {
 Result<size_t> ColumnarSplitReader::NextMerged(std::span<const duckdb_vector> vectors, size_t capacity) {
   if (!started_) {
     started_ = true;
+    flat_merge_ = single_int_key_ && cursors_.size() <= kFlatMergeMaxFiles;
     for (auto& cursor : cursors_) {
       TIDE_ASSIGN_OR_RETURN(bool more, Refill(cursor.get()));
       if (!more) continue;
-      if (single_int_key_) {
-        int_heap_.push_back(IntHead{cursor->int_keys[0][0], SequenceOf(*cursor), cursor.get()});
+      if (flat_merge_) {
+        heads_.push_back(IntHead{cursor->int_keys[0][0], SequenceOf(*cursor), cursor.get()});
       } else {
         heap_.push_back(cursor.get());
       }
     }
     for (size_t i = heap_.size() / 2; i-- > 0;) SiftDown(i);
-    flat_merge_ = int_heap_.size() <= kFlatMergeMaxFiles;
-    if (!flat_merge_) {
-      for (size_t i = int_heap_.size() / 2; i-- > 0;) SiftDownInt(i);
-    }
   }
   while (true) {
     while (!done_.empty()) {
@@ -658,13 +591,9 @@ Result<size_t> ColumnarSplitReader::NextMerged(std::span<const duckdb_vector> ve
         return n;
       }
     }
-    if (single_int_key_) {
-      if (int_heap_.empty()) return size_t{0};
-      if (flat_merge_) {
-        TIDE_RETURN_IF_ERROR(MergeFewIntKeysUntilAChunkIsDone());
-      } else {
-        TIDE_RETURN_IF_ERROR(MergeIntKeysUntilAChunkIsDone());
-      }
+    if (flat_merge_) {
+      if (heads_.empty()) return size_t{0};
+      TIDE_RETURN_IF_ERROR(MergeFewIntKeysUntilAChunkIsDone());
     } else {
       if (heap_.empty()) return size_t{0};
       TIDE_RETURN_IF_ERROR(MergeUntilAChunkIsDone());

@@ -15,8 +15,8 @@
 //     the files one after another; rows marked by the file's deletion vector (and, for primary-key
 //     files, -U/-D rows) are not selected.
 //   * Primary-key splits of the deduplicate engine without sequence.field: a k-way merge over the
-//     files on the key columns (a binary heap on (key, _SEQUENCE_NUMBER), a fast path for one integer
-//     key) decides for every stored row whether it is its key's newest row; the newest row of each key
+//     files on the key columns (a binary heap on (key, _SEQUENCE_NUMBER); for one integer key over at
+//     most 8 files, a scan of the files' heads) decides for every stored row whether it is its key's newest row; the newest row of each key
 //     is selected unless it is a retraction (with ignore-delete retractions never win). A file's chunk is
 //     handed out once the merge has passed its last row, so rows come grouped by the chunk they were
 //     stored in, not in key order.
@@ -94,11 +94,8 @@ class ColumnarSplitReader {
   Result<size_t> NextConcatenated(std::span<const duckdb_vector> vectors, size_t capacity);
   Result<size_t> NextMerged(std::span<const duckdb_vector> vectors, size_t capacity);
   Status MergeUntilAChunkIsDone();
-  Status MergeIntKeysUntilAChunkIsDone();
-  Status AdvanceIntTop();
   Status MergeFewIntKeysUntilAChunkIsDone();
   Status AdvanceFlatHead(size_t i);
-  void SiftDownInt(size_t i);
   Status AdvanceTop();
   bool Less(const Cursor& a, const Cursor& b) const;
   bool HasGroupKey(const Cursor& c) const;
@@ -109,21 +106,21 @@ class ColumnarSplitReader {
   std::vector<std::unique_ptr<Cursor>> cursors_;
   size_t next_file_ = 0;                          // concatenation: the file being read
   std::vector<Cursor*> heap_;                     // merge: cursors with undecided rows, a min-heap by Less
-  // The merge of one integer key without pointer chasing: each cursor's head key and order (sequence
-  // number or rank) sit in the heap entry itself.
+  // The flat merge (one integer key, a few files): each file's head key and order (sequence number or
+  // rank) in an unordered array.
   struct IntHead {
     int64_t key;
     int64_t order;
     Cursor* cursor;
   };
-  std::vector<IntHead> int_heap_;
+  std::vector<IntHead> heads_;
   std::deque<std::unique_ptr<ChunkState>> done_;  // merge: chunks whose rows are all decided, to hand out
   std::unique_ptr<ChunkState> handed_out_;        // merge: the chunk of the last call, alive until the next
   std::vector<int64_t> group_ints_;               // merge: the key being decided
   std::vector<duckdb_string_t> group_strings_;
   bool started_ = false;
   bool single_int_key_ = false;
-  bool flat_merge_ = false;   // one integer key over a few files: int_heap_ is an unordered array
+  bool flat_merge_ = false;   // one integer key over a few files: heads_ instead of heap_
   bool use_sequence_ = true;  // compare _SEQUENCE_NUMBER; else the files' ranks
 };
 

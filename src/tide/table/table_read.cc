@@ -5,9 +5,8 @@
 namespace tide {
 
 Result<size_t> TableReader::NextVectors(std::span<const duckdb_vector> vectors, size_t capacity) {
-  const std::vector<DataField>& columns = fields();
-  if (vectors.size() != columns.size()) {
-    return Status::InvalidArgument("NextVectors: {} vectors for {} columns", vectors.size(), columns.size());
+  if (vectors.size() != fields().size()) {
+    return Status::InvalidArgument("NextVectors: {} vectors for {} columns", vectors.size(), fields().size());
   }
   rows_.clear();
   while (rows_.empty()) {
@@ -17,9 +16,7 @@ Result<size_t> TableReader::NextVectors(std::span<const duckdb_vector> vectors, 
   if (rows_.size() > capacity) {
     return Status::Internal("the reader returned {} rows where at most {} were asked for", rows_.size(), capacity);
   }
-  for (size_t c = 0; c < columns.size(); ++c) {
-    TIDE_RETURN_IF_ERROR(WriteRowsColumn(vectors[c], columns[c].type, rows_, c, 0, columns[c].name));
-  }
+  TIDE_RETURN_IF_ERROR(WriteRows(vectors, fields(), rows_));
   return rows_.size();
 }
 

@@ -71,6 +71,19 @@ std::string KeyLiteral(const Datum& value, const DataType& type) {
   return {};
 }
 
+// The deletion vector of one of the split's data files, if it has one.
+Result<std::optional<DeletionVector>> DeletionVectorOf(FileSystem* fs, const std::string& table_name,
+                                                       const DataSplit& split, const DataFileMeta& file) {
+  auto dv = split.deletion_files.find(file.file_name);
+  if (dv == split.deletion_files.end()) return std::optional<DeletionVector>();
+  auto vector = ReadDeletionVector(fs, dv->second.index_path, dv->second.offset, dv->second.length);
+  if (!vector.ok()) {
+    return vector.status().WithContext(
+        fmt::format("table {}: deletion vector of data file {}", table_name, split.FilePath(file)));
+  }
+  return std::optional<DeletionVector>(std::move(vector).value());
+}
+
 // Reads one data file as rows of the needed fields (mapped by field id and cast to the read types),
 // with the _SEQUENCE_NUMBER and _VALUE_KIND of primary-key files, dropping rows its deletion vector marks.
 class FileCursor {
@@ -135,14 +148,7 @@ class FileCursor {
     }
     DataFileReadOptions read_options;
     read_options.filter_sql = std::move(filter_sql);
-    auto dv = split.deletion_files.find(file.file_name);
-    if (dv != split.deletion_files.end()) {
-      auto vector = ReadDeletionVector(fs, dv->second.index_path, dv->second.offset, dv->second.length);
-      if (!vector.ok()) {
-        return vector.status().WithContext(fmt::format("table {}: deletion vector of data file {}", ctx.table_name, cursor->path_));
-      }
-      cursor->deletion_vector_ = std::move(vector).value();
-    }
+    TIDE_ASSIGN_OR_RETURN(cursor->deletion_vector_, DeletionVectorOf(fs, ctx.table_name, split, file));
     TIDE_ASSIGN_OR_RETURN(cursor->reader_, OpenDataFile(cursor->path_, columns, ctx.table_name, read_options));
     return cursor;
   }
@@ -533,9 +539,7 @@ class SnapshotTableReader final : public TableReader {
           vector_rows_.push_back(std::move(row));
         }
         if (vector_rows_.empty()) continue;
-        for (size_t c = 0; c < output_.size(); ++c) {
-          TIDE_RETURN_IF_ERROR(WriteRowsColumn(vectors[c], output_[c].type, vector_rows_, c, 0, output_[c].name));
-        }
+        TIDE_RETURN_IF_ERROR(WriteRows(vectors, output_, vector_rows_));
         return vector_rows_.size();
       }
       const DataSplit* split = splits_->Claim();
@@ -691,16 +695,7 @@ class SnapshotTableReader final : public TableReader {
       file.min_sequence_number = f.min_sequence_number;
       file.max_sequence_number = f.max_sequence_number;
       file.delete_row_count = f.delete_row_count;
-      auto dv_file = split.deletion_files.find(f.file_name);
-      if (dv_file != split.deletion_files.end()) {
-        auto vector = ReadDeletionVector(ctx_.fs, dv_file->second.index_path, dv_file->second.offset,
-                                         dv_file->second.length);
-        if (!vector.ok()) {
-          return vector.status().WithContext(
-              fmt::format("table {}: deletion vector of data file {}", ctx_.table_name, file.path));
-        }
-        file.deletion_vector = std::move(vector).value();
-      }
+      TIDE_ASSIGN_OR_RETURN(file.deletion_vector, DeletionVectorOf(ctx_.fs, ctx_.table_name, split, f));
       columnar_files.push_back(std::move(file));
     }
     return ColumnarSplitReader::Open(columnar_spec_, std::move(columnar_files));
