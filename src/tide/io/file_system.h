@@ -65,6 +65,9 @@ class FileSystem {
   virtual Status WriteFileAtomic(const std::string& path, std::string_view data) = 0;
 };
 
+// fsyncs the local directory `path`, so that the entries created in it (files, folders) are durable.
+Status SyncLocalDirectory(const std::string& path);
+
 // Joins path segments with single slashes.
 std::string JoinPath(std::string_view a, std::string_view b);
 // The last segment of a path.

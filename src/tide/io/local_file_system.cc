@@ -268,6 +268,8 @@ class LocalFileSystem final : public FileSystem {
 
 }  // namespace
 
+Status SyncLocalDirectory(const std::string& path) { return FsyncDir(path); }
+
 FileSystem* FileSystem::Local() {
   static LocalFileSystem* fs = new LocalFileSystem();
   return fs;

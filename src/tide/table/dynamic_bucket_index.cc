@@ -1,32 +1,12 @@
 #include "tide/table/dynamic_bucket_index.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 
 #include "tide/table/manifest_writer.h"
 #include "tide/table/snapshot_manager.h"
 
 namespace tide {
-
-namespace {
-
-// fsyncs a folder so that the entries created in it are durable.
-Status SyncFolder(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return Status::IOError("open folder {} for fsync: {}", path, std::strerror(errno));
-  int rc = ::fsync(fd);
-  int err = errno;
-  ::close(fd);
-  if (rc != 0) return Status::IOError("fsync folder {}: {}", path, std::strerror(err));
-  return Status::OK();
-}
-
-}  // namespace
 
 // Java's PartitionIndex for one assigner.
 struct DynamicBucketIndex::PartitionIndex {
@@ -197,7 +177,7 @@ Result<IndexManifestEntry> DynamicBucketIndex::WriteIndexFile(const std::string&
                                                               const HashIndexSet& hashes) {
   if (!index_dir_ready_) {
     Status made = fs_->MakeDirs(index_dir_);
-    if (made.ok()) made = SyncFolder(table_path_);
+    if (made.ok()) made = SyncLocalDirectory(table_path_);
     if (!made.ok()) return made.WithContext("table " + table_name_ + ", creating the index folder");
     index_dir_ready_ = true;
   }

@@ -1,12 +1,7 @@
 #include "tide/table/table_write.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
-#include <cerrno>
-#include <cstring>
 
 #include "tide/base/bytes.h"
 #include "tide/base/strings.h"
@@ -132,17 +127,6 @@ std::string DescribeValue(const Datum& v) {
     case 8: return "a nested value";
     default: return "NULL";
   }
-}
-
-// fsyncs a folder so that the entries created in it are durable.
-Status SyncFolder(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return Status::IOError("open folder {} for fsync: {}", path, std::strerror(errno));
-  int rc = ::fsync(fd);
-  int err = errno;
-  ::close(fd);
-  if (rc != 0) return Status::IOError("fsync folder {}: {}", path, std::strerror(err));
-  return Status::OK();
 }
 
 }  // namespace
@@ -472,11 +456,11 @@ Status TableWrite::Flush(BucketWriter* w) {
     if (!made.ok()) return Fail(made.WithContext("table " + table_name_));
     std::string folder = dir;
     while (folder.size() > table_path_.size() && StartsWith(folder, table_path_)) {
-      Status synced = SyncFolder(folder);
+      Status synced = SyncLocalDirectory(folder);
       if (!synced.ok()) return Fail(synced.WithContext("table " + table_name_));
       folder = std::string(DirName(folder));
     }
-    Status synced = SyncFolder(table_path_);
+    Status synced = SyncLocalDirectory(table_path_);
     if (!synced.ok()) return Fail(synced.WithContext("table " + table_name_));
     w->folder_ready = true;
   }
