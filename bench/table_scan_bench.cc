@@ -37,10 +37,10 @@
 #include "tide/format/duckdb_handle.h"
 #include "tide/format/duckdb_vector_encoder.h"
 #include "tide/io/file_system.h"
-#include "tide/table/file_store_commit.h"
+#include "tide/table/operation/file_store_commit.h"
 #include "tide/table/table.h"
 #include "tide/sql/lake_connection.h"
-#include "tide/table/table_write.h"
+#include "tide/table/sink/table_write.h"
 #include "orders_bench_util.h"
 
 using namespace tide;
@@ -172,37 +172,14 @@ BuiltTable BuildTable(const std::string& path, const TableSchema& schema, int64_
 
 // The expected final rows, written by DuckDB to one Parquet file.
 void WriteReference(DuckConnection& conn, const TableSchema& schema, const BuiltTable& built, const std::string& out) {
-  Check(conn.Execute("CREATE TABLE orders (order_id BIGINT, user_id BIGINT, amount DECIMAL(10,2), status VARCHAR, "
-                     "create_time TIMESTAMP_MS, update_time TIMESTAMP_MS)"),
-        "create DuckDB table");
-  auto appender = conn.CreateAppender("orders");
-  Check(appender.status(), "appender");
-  std::vector<DuckLogicalType> types;
-  std::vector<duckdb_logical_type> raw;
-  for (const auto& f : schema.fields) {
-    auto t = ParquetStorageType(f.type, f.name);
-    Check(t.status(), "type");
-    types.push_back(std::move(t).value());
-    raw.push_back(types.back().raw());
-  }
-  const idx_t vector_size = duckdb_vector_size();
   size_t next = 0;
-  while (next < built.orders.size()) {
-    DuckDataChunk chunk(duckdb_create_data_chunk(raw.data(), raw.size()));
-    idx_t r = 0;
-    for (; r < vector_size && next < built.orders.size(); ++next) {
-      const Order& o = built.orders[next];
-      if (!o.live) continue;
-      Row row = OrderRow(static_cast<int64_t>(next + 1), o);
-      for (size_t c = 0; c < schema.fields.size(); ++c) {
-        Check(EncodeDatum(chunk.column(c), r, row[c], schema.fields[c].type, schema.fields[c].name), "encode");
-      }
-      ++r;
-    }
-    duckdb_data_chunk_set_size(chunk.raw(), r);
-    Check(appender->AppendChunk(chunk), "append");
-  }
-  Check(appender->Close(), "appender close");
+  bench::LoadOrdersTable(conn, schema, [&](Row* row) {
+    while (next < built.orders.size() && !built.orders[next].live) ++next;
+    if (next == built.orders.size()) return false;
+    *row = OrderRow(static_cast<int64_t>(next + 1), built.orders[next]);
+    ++next;
+    return true;
+  });
   // Timestamps as DuckDB's TIMESTAMP (microseconds), the type paimon_scan gives TIMESTAMP(3) columns, so
   // that both sides hash the same values without a cast.
   Check(conn.Execute("COPY (SELECT order_id, user_id, amount, status, create_time::TIMESTAMP AS create_time, "

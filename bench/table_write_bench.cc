@@ -16,7 +16,7 @@
 #include "tide/format/duckdb_handle.h"
 #include "tide/format/duckdb_vector_encoder.h"
 #include "tide/io/file_system.h"
-#include "tide/table/table_write.h"
+#include "tide/table/sink/table_write.h"
 #include "orders_bench_util.h"
 
 using namespace tide;
@@ -74,36 +74,6 @@ TideRun RunTide(const std::string& root, int round, const TableSchema& schema, s
   return run;
 }
 
-void LoadDuckTable(DuckConnection& conn, const TableSchema& schema, const std::vector<Row>& rows) {
-  Check(conn.Execute("CREATE TABLE orders (order_id BIGINT, user_id BIGINT, amount DECIMAL(10,2), status VARCHAR, "
-                     "create_time TIMESTAMP_MS, update_time TIMESTAMP_MS)"),
-        "create DuckDB table");
-  auto appender = conn.CreateAppender("orders");
-  Check(appender.status(), "appender");
-  std::vector<DuckLogicalType> types;
-  std::vector<duckdb_logical_type> raw;
-  for (const auto& f : schema.fields) {
-    auto t = ParquetStorageType(f.type, f.name);
-    Check(t.status(), "type");
-    types.push_back(std::move(t).value());
-    raw.push_back(types.back().raw());
-  }
-  const idx_t vector_size = duckdb_vector_size();
-  for (size_t start = 0; start < rows.size(); start += vector_size) {
-    DuckDataChunk chunk(duckdb_create_data_chunk(raw.data(), raw.size()));
-    idx_t n = static_cast<idx_t>(std::min<size_t>(vector_size, rows.size() - start));
-    for (idx_t r = 0; r < n; ++r) {
-      for (size_t c = 0; c < schema.fields.size(); ++c) {
-        Check(EncodeDatum(chunk.column(c), r, rows[start + r][c], schema.fields[c].type, schema.fields[c].name),
-              "encode");
-      }
-    }
-    duckdb_data_chunk_set_size(chunk.raw(), n);
-    Check(appender->AppendChunk(chunk), "append");
-  }
-  Check(appender->Close(), "appender close");
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -121,7 +91,12 @@ int main(int argc, char** argv) {
   Check(db.status(), "DuckDB");
   auto conn = db->Connect();
   Check(conn.status(), "connect");
-  LoadDuckTable(*conn, schema, rows);
+  size_t loaded = 0;
+  bench::LoadOrdersTable(*conn, schema, [&](Row* row) {
+    if (loaded == rows.size()) return false;
+    *row = rows[loaded++];
+    return true;
+  });
 
   double best_tide = 1e300, best_duck = 1e300;
   for (int round = 0; round < 3; ++round) {

@@ -5,6 +5,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-bash scripts/build.sh
+# Warnings are errors here, and so in CI.
+TIDE_CMAKE_ARGS="-DTIDE_WERROR=ON ${TIDE_CMAKE_ARGS:-}" bash scripts/build.sh
 cd build
 ctest --output-on-failure -j"$(nproc)" --timeout 900

@@ -39,7 +39,7 @@
 #include "tide/catalog/catalog.h"
 #include "tide/io/file_system.h"
 #include "tide/table/table.h"
-#include "tide/table/table_read.h"
+#include "tide/table/source/table_reader.h"
 #include "tide/types/datum.h"
 
 namespace tide {

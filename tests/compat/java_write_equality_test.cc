@@ -77,16 +77,16 @@
 #include "tide/codec/binary_row.h"
 #include "tide/format/parquet_metadata.h"
 #include "tide/io/file_system.h"
-#include "tide/table/data_file_source.h"
-#include "tide/table/data_file_stats.h"
-#include "tide/table/data_file_writer.h"
-#include "tide/table/file_store_commit.h"
-#include "tide/table/manifest.h"
-#include "tide/table/manifest_writer.h"
-#include "tide/table/schema_manager.h"
-#include "tide/table/snapshot_manager.h"
-#include "tide/table/table_write.h"
-#include "tide/table/write_options.h"
+#include "tide/table/io/data_file_reader.h"
+#include "tide/table/io/data_file_stats.h"
+#include "tide/table/io/data_file_writer.h"
+#include "tide/table/operation/file_store_commit.h"
+#include "tide/table/manifest/manifest.h"
+#include "tide/table/manifest/manifest_writer.h"
+#include "tide/table/schema/schema_manager.h"
+#include "tide/table/snapshot/snapshot_manager.h"
+#include "tide/table/sink/table_write.h"
+#include "tide/table/schema/core_options.h"
 
 namespace tide {
 namespace {
@@ -395,7 +395,7 @@ void ExpectParquetSchemaEqual(const std::string& java_path, const std::string& t
 
 // The physical columns of `schema`'s data files.
 std::vector<ParquetColumnSpec> PhysicalColumns(const TableSchema& schema, const std::string& table) {
-  auto options = WriteOptions::FromSchema(schema, table);
+  auto options = CoreOptions::Create(schema, table);
   EXPECT_TRUE(options.ok()) << options.status().ToString();
   if (!options.ok()) return {};
   auto layout = DataFileLayout::Create(schema, *options, table);

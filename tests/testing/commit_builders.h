@@ -9,8 +9,8 @@
 
 #include "tide/codec/binary_row.h"
 #include "tide/io/file_system.h"
-#include "tide/table/commit_message.h"
-#include "tide/table/manifest.h"
+#include "tide/table/operation/commit_message.h"
+#include "tide/table/manifest/manifest.h"
 #include "tide/types/table_schema.h"
 
 namespace tide::testing {

@@ -12,7 +12,7 @@
 #include "tide/format/duckdb_handle.h"
 #include "tide/format/duckdb_type_mapping.h"
 #include "tide/format/duckdb_vector_decoder.h"
-#include "tide/table/table_read.h"
+#include "tide/table/source/table_reader.h"
 
 namespace tide::testing {
 

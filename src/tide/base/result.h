@@ -53,9 +53,15 @@ class [[nodiscard]] Result {
 #define TIDE_CONCAT(a, b) TIDE_CONCAT_INNER(a, b)
 
 // `TIDE_ASSIGN_OR_RETURN(auto x, Foo());` declares x from Foo()'s value, or returns its error.
+//
+// One statement (a GNU statement expression, which GCC and Clang both support), so it is safe as the
+// body of an unbraced `if`, `else` or loop: `if (c) TIDE_ASSIGN_OR_RETURN(x, Foo());` assigns x or
+// returns, exactly as the braced form does.
 #define TIDE_ASSIGN_OR_RETURN(lhs, rexpr) \
   TIDE_ASSIGN_OR_RETURN_IMPL(TIDE_CONCAT(_tide_result_, __LINE__), lhs, rexpr)
 #define TIDE_ASSIGN_OR_RETURN_IMPL(tmp, lhs, rexpr) \
-  auto tmp = (rexpr);                               \
-  if (!tmp.ok()) return tmp.status();               \
-  lhs = std::move(tmp).value()
+  lhs = ({                                          \
+    auto tmp = (rexpr);                             \
+    if (!tmp.ok()) return tmp.status();             \
+    std::move(tmp).value();                         \
+  })

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "tide/base/bytes.h"
 #include "tide/base/strings.h"
 
@@ -33,6 +35,33 @@ TEST(ResultTest, PropagatesErrors) {
   Result<int> r = Quarter(6);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().message(), "3 is odd");
+}
+
+// TIDE_ASSIGN_OR_RETURN is one statement: as the body of an unbraced if/else it assigns or returns
+// exactly as the braced form does.
+Result<int> HalfIfEven(int x, bool halve) {
+  int out = -1;
+  if (halve)
+    TIDE_ASSIGN_OR_RETURN(out, Half(x));
+  else
+    TIDE_ASSIGN_OR_RETURN(out, Half(x * 2));
+  for (int i = 0; i < 1; ++i) TIDE_ASSIGN_OR_RETURN(out, Half(out * 2));
+  return out;
+}
+
+TEST(ResultTest, AssignOrReturnIsOneStatement) {
+  EXPECT_EQ(*HalfIfEven(8, true), 4);
+  EXPECT_EQ(*HalfIfEven(3, false), 3);
+  Result<int> odd = HalfIfEven(3, true);
+  ASSERT_FALSE(odd.ok());
+  EXPECT_EQ(odd.status().message(), "3 is odd");
+  // Move-only values pass through.
+  auto make = []() -> Result<std::unique_ptr<int>> { return std::make_unique<int>(7); };
+  auto use = [&]() -> Result<int> {
+    TIDE_ASSIGN_OR_RETURN(std::unique_ptr<int> p, make());
+    return *p;
+  };
+  EXPECT_EQ(*use(), 7);
 }
 
 TEST(BytesTest, EndianAndBounds) {

@@ -51,6 +51,15 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return true;
 }
 
+std::vector<std::string> SplitTrimmed(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  for (const std::string& part : Split(s, sep)) {
+    std::string_view t = Trim(part);
+    if (!t.empty()) out.emplace_back(t);
+  }
+  return out;
+}
+
 Result<int64_t> ParseInt64(std::string_view s, std::string_view what) {
   s = Trim(s);
   int64_t v = 0;

@@ -12,6 +12,8 @@
 namespace tide {
 
 std::vector<std::string> Split(std::string_view s, char sep);
+// Split, each part trimmed, empty parts dropped: "a, b,,c " is {"a", "b", "c"}.
+std::vector<std::string> SplitTrimmed(std::string_view s, char sep);
 std::string_view Trim(std::string_view s);
 std::string ToLower(std::string_view s);
 std::string ToUpper(std::string_view s);

@@ -1,8 +1,8 @@
 #include "tide/catalog/catalog.h"
 
 #include "tide/base/strings.h"
-#include "tide/table/schema_manager.h"
-#include "tide/table/snapshot_manager.h"
+#include "tide/table/schema/schema_manager.h"
+#include "tide/table/snapshot/snapshot_manager.h"
 
 namespace tide {
 

@@ -15,7 +15,7 @@
 
 #include "tide/base/result.h"
 #include "tide/io/file_system.h"
-#include "tide/table/schema_change.h"
+#include "tide/table/schema/schema_change.h"
 #include "tide/table/table.h"
 
 namespace tide {

@@ -37,8 +37,9 @@ TEST(PgTailJsonTest, TimesAreIsoAndBytesBase64) {
 TEST(PgTailJsonTest, UpdateWithOldKeyPrintsBeforeAndAfterAndUnchangedColumns) {
   auto rel = std::make_shared<SourceRelation>();
   rel->table = {"public", "t"};
-  rel->fields = {DataField{0, "id", DataType::Int()}, DataField{1, "big", DataType::String()},
-                 DataField{2, "n", DataType::Int()}};
+  rel->fields = {DataField{0, "id", DataType::Int(), std::nullopt, std::nullopt},
+                 DataField{1, "big", DataType::String(), std::nullopt, std::nullopt},
+                 DataField{2, "n", DataType::Int(), std::nullopt, std::nullopt}};
   RowChange change;
   change.relation = rel;
   change.kind = ChangeKind::kUpdate;

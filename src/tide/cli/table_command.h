@@ -23,7 +23,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tide/base/result.h"
-#include "tide/table/schema_change.h"
+#include "tide/table/schema/schema_change.h"
 
 namespace tide::cli {
 

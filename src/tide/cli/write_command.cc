@@ -14,9 +14,9 @@
 #include "tide/format/duckdb_handle.h"
 #include "tide/format/duckdb_vector_decoder.h"
 #include "tide/io/file_system.h"
-#include "tide/table/file_store_commit.h"
-#include "tide/table/manifest_writer.h"
-#include "tide/table/table_write.h"
+#include "tide/table/operation/file_store_commit.h"
+#include "tide/base/uuid.h"
+#include "tide/table/sink/table_write.h"
 
 namespace tide::cli {
 

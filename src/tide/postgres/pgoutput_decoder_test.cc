@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "testing/value_or_fail.h"
 #include "tide/base/bytes.h"
 #include "tide/postgres/replication_envelope.h"
 
@@ -48,8 +49,8 @@ Wire AccountsRelation(std::optional<uint32_t> xid = std::nullopt) {
 
 template <typename T>
 const T& As(const Result<PgOutputMessage>& r) {
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_TRUE(std::holds_alternative<T>(*r));
+  testing::CheckOrFail(r.ok(), "decoding failed: " + (r.ok() ? std::string() : r.status().ToString()));
+  testing::CheckOrFail(std::holds_alternative<T>(*r), "the decoded message is of another kind");
   return std::get<T>(*r);
 }
 
@@ -407,7 +408,9 @@ TEST(PgOutputDecoderTest, EveryTruncationOfEveryMessageIsCorruption) {
       auto r = dec.Decode(std::string_view(full).substr(0, len));
       ASSERT_FALSE(r.ok()) << "message '" << full[0] << "' truncated to " << len << " bytes decoded";
       EXPECT_TRUE(r.status().IsCorruption()) << r.status().ToString();
-      if (len > 0) EXPECT_THAT(r.status().message(), HasSubstr(std::string("('") + full[0] + "')"));
+      if (len > 0) {
+        EXPECT_THAT(r.status().message(), HasSubstr(std::string("('") + full[0] + "')"));
+      }
     }
     // And one extra byte is trailing garbage.
     PgOutputDecoder dec = seed;

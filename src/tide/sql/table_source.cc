@@ -1,7 +1,7 @@
 #include "tide/sql/table_source.h"
 
-#include "tide/table/schema_manager.h"
-#include "tide/table/snapshot_manager.h"
+#include "tide/table/schema/schema_manager.h"
+#include "tide/table/snapshot/snapshot_manager.h"
 
 namespace tide {
 

@@ -18,8 +18,8 @@
 #include "tide/base/result.h"
 #include "tide/catalog/catalog.h"
 #include "tide/io/file_system.h"
-#include "tide/table/snapshot.h"
-#include "tide/table/table_read.h"
+#include "tide/table/snapshot/snapshot.h"
+#include "tide/table/source/table_reader.h"
 #include "tide/types/table_schema.h"
 
 namespace tide {

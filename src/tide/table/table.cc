@@ -3,19 +3,13 @@
 #include <optional>
 #include <set>
 
-#include "tide/table/file_store_scan.h"
-#include "tide/table/schema_manager.h"
-#include "tide/table/snapshot_manager.h"
-#include "tide/table/table_reader.h"
+#include "tide/table/operation/file_store_scan.h"
+#include "tide/table/schema/core_options.h"
+#include "tide/table/schema/schema_manager.h"
+#include "tide/table/snapshot/snapshot_manager.h"
+#include "tide/table/source/snapshot_table_reader.h"
 
 namespace tide {
-
-std::string SnapshotSelector::ToString() const {
-  if (snapshot_id) return fmt::format("snapshot {}", *snapshot_id);
-  if (timestamp_ms) return fmt::format("the snapshot at timestamp_ms {}", *timestamp_ms);
-  if (tag) return fmt::format("tag '{}'", *tag);
-  return "the latest snapshot";
-}
 
 Result<std::unique_ptr<Table>> Table::Open(FileSystem* fs, std::string path, std::string name, std::string branch) {
   std::string metadata_path = branch == "main" ? path : JoinPath(path, "branch/branch-" + branch);
@@ -101,11 +95,13 @@ Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options
   // in FallbackReadFileStoreTable when it is loaded, and time travel only changes what each side reads.
   std::optional<std::string> fallback;
   if (options.snapshot.IsLatest()) {
-    fallback = schema.FindOption("scan.fallback-branch");
+    TIDE_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::Create(schema, name_));
+    fallback = core.scan_fallback_branch();
   } else {
     TIDE_ASSIGN_OR_RETURN(TableSchema latest_schema, ReadSchema(SnapshotSelector{}));
     for (const auto& [key, value] : options.dynamic_options) latest_schema.SetOption(key, value);
-    fallback = latest_schema.FindOption("scan.fallback-branch");
+    TIDE_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::Create(latest_schema, name_));
+    fallback = core.scan_fallback_branch();
   }
   std::unique_ptr<TableReader> fallback_reader;
   if (fallback && !fallback->empty() && branch_ == "main") {

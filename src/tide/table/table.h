@@ -11,8 +11,8 @@
 
 #include "tide/base/result.h"
 #include "tide/io/file_system.h"
-#include "tide/table/file_store_scan.h"
-#include "tide/table/table_read.h"
+#include "tide/table/operation/file_store_scan.h"
+#include "tide/table/source/table_reader.h"
 #include "tide/types/table_schema.h"
 
 namespace tide {

@@ -1,0 +1,63 @@
+# Checks that the code of each module folder includes only its own headers and those of the folders
+# below it (docs/architecture.md). Run by the tide_layering target at every build:
+#   cmake -DSOURCE_DIR=<repo> -DLAYERING=<build>/layering.txt -DSTAMP=<file> -P check_layering.cmake
+# layering.txt has one line per module: `<dir>=<dir>,<allowed dir>,...`, as CMakeLists.txt derives it
+# from each module's DEPS. Tests (*_test.cc, *_test_util.h, *_test_*.h) and fuzzers are exempt: they
+# may use the whole library of their area. A violation fails with the file, the include and the
+# folders that file may include.
+cmake_minimum_required(VERSION 3.25)
+file(STRINGS "${LAYERING}" lines)
+set(modules "")
+foreach(line ${lines})
+  string(REGEX MATCH "^([^=]+)=(.*)$" _ "${line}")
+  set(dir "${CMAKE_MATCH_1}")
+  string(REPLACE "," ";" allowed "${CMAKE_MATCH_2}")
+  list(APPEND modules "${dir}")
+  set(allowed_${dir} "${allowed}")
+endforeach()
+
+# The module an included path `tide/<...>/x.h` belongs to: the longest module folder that is its parent.
+function(owner_of include_path out)
+  set(best "")
+  set(best_len 0)
+  get_filename_component(parent "${include_path}" DIRECTORY)
+  foreach(m ${modules})
+    if(parent STREQUAL "tide/${m}")
+      string(LENGTH "${m}" len)
+      if(len GREATER best_len)
+        set(best "${m}")
+        set(best_len ${len})
+      endif()
+    endif()
+  endforeach()
+  set(${out} "${best}" PARENT_SCOPE)
+endfunction()
+
+set(errors "")
+foreach(dir ${modules})
+  file(GLOB files "${SOURCE_DIR}/src/tide/${dir}/*.cc" "${SOURCE_DIR}/src/tide/${dir}/*.h")
+  foreach(f ${files})
+    get_filename_component(fname "${f}" NAME)
+    if(fname MATCHES "(_test|_fuzz)(_[a-z_]+)?\\.(cc|h)$" OR fname MATCHES "_test_" OR fname STREQUAL "main.cc")
+      continue()
+    endif()
+    file(STRINGS "${f}" includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"tide/")
+    foreach(inc ${includes})
+      string(REGEX MATCH "\"(tide/[^\"]+)\"" _ "${inc}")
+      set(path "${CMAKE_MATCH_1}")
+      owner_of("${path}" owner)
+      if(owner STREQUAL "")
+        list(APPEND errors "src/tide/${dir}/${fname}: includes ${path}, which is in no module folder")
+      elseif(NOT owner IN_LIST allowed_${dir})
+        string(REPLACE ";" ", " allowed_text "${allowed_${dir}}")
+        list(APPEND errors "src/tide/${dir}/${fname}: includes ${path} (module ${owner}); ${dir} may include only ${allowed_text}")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
+if(errors)
+  string(REPLACE ";" "\n  " text "${errors}")
+  message(FATAL_ERROR "wrong-way includes (dependencies must point down the module map):\n  ${text}")
+endif()
+file(WRITE "${STAMP}" "ok\n")

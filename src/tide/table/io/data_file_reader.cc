@@ -1,0 +1,77 @@
+#include "tide/table/io/data_file_reader.h"
+
+#include <mutex>
+
+#include "tide/base/strings.h"
+#include "tide/format/parquet_reader.h"
+
+namespace tide {
+namespace {
+
+class ParquetRowReader final : public DataFileRowReader {
+ public:
+  explicit ParquetRowReader(std::unique_ptr<ParquetFileReader> reader) : reader_(std::move(reader)) {}
+
+  Result<bool> NextBatch(size_t max_rows, std::vector<Row>* rows, std::vector<int64_t>* positions) override {
+    TIDE_ASSIGN_OR_RETURN(bool more, reader_->Next(&batch_));
+    if (!more) return false;
+    if (rows->empty() && positions->empty()) {
+      // Hand the batch over whole; the caller's emptied vectors come back for the next one.
+      rows->swap(batch_.rows);
+      positions->swap(batch_.positions);
+      return true;
+    }
+    for (size_t i = 0; i < batch_.size(); ++i) {
+      rows->push_back(std::move(batch_.rows[i]));
+      positions->push_back(batch_.positions[i]);
+    }
+    return true;
+  }
+
+ private:
+  std::unique_ptr<ParquetFileReader> reader_;
+  ParquetBatch batch_;
+};
+
+}  // namespace
+
+Result<const DuckDB*> DataFileDatabase() {
+  static std::mutex mu;
+  static std::unique_ptr<DuckDB> db;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!db) {
+    TIDE_ASSIGN_OR_RETURN(DuckDB opened, DuckDB::Open(":memory:"));
+    // Paimon data files never change once written (every file has a new name), so their Parquet
+    // footers are cached: a point lookup opens a few files and would otherwise parse each footer again.
+    TIDE_ASSIGN_OR_RETURN(DuckConnection conn, opened.Connect());
+    TIDE_RETURN_IF_ERROR(conn.Execute("SET GLOBAL parquet_metadata_cache = true"));
+    db = std::make_unique<DuckDB>(std::move(opened));
+  }
+  return db.get();
+}
+
+Result<std::unique_ptr<DataFileRowReader>> OpenDataFile(const std::string& path,
+                                                        const std::vector<ParquetColumnSpec>& columns,
+                                                        const std::string& table_name,
+                                                        const DataFileReadOptions& options) {
+  if (!EndsWith(path, ".parquet")) {
+    size_t dot = path.rfind('.');
+    std::string ext = dot == std::string::npos ? "unknown" : path.substr(dot + 1);
+    return Status::NotSupported("table {}: data file {} is in {} format; Tide reads Parquet data files only",
+                                table_name, path, ext);
+  }
+  TIDE_ASSIGN_OR_RETURN(const DuckDB* db, DataFileDatabase());
+  ParquetReadOptions parquet_options;
+  parquet_options.filter_sql = options.filter_sql;
+  auto reader = ParquetFileReader::Open(*db, path, columns, std::move(parquet_options));
+  if (!reader.ok()) return reader.status().WithContext(fmt::format("table {}", table_name));
+  for (size_t missing : (*reader)->missing_columns()) {
+    const std::string& name = columns[missing].name;
+    // The schema the file was written with says it holds this column; a file without it is damaged.
+    return Status::Corruption("table {}: data file {} has no column '{}' although its schema lists it",
+                              table_name, path, name);
+  }
+  return std::unique_ptr<DataFileRowReader>(new ParquetRowReader(std::move(reader).value()));
+}
+
+}  // namespace tide

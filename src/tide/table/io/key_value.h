@@ -1,0 +1,23 @@
+// KeyValue and ValueKind: one record of a primary-key (key-value) data file: the row, its
+// _SEQUENCE_NUMBER and its _VALUE_KIND, as Java's org.apache.paimon.KeyValue. File writers store them,
+// the merge tree orders and folds them. Thread-safety: plain values.
+#pragma once
+
+#include <cstdint>
+
+#include "tide/types/datum.h"
+
+namespace tide {
+
+// Paimon's row kinds as stored in _VALUE_KIND.
+enum class ValueKind : int8_t { kInsert = 0, kUpdateBefore = 1, kUpdateAfter = 2, kDelete = 3 };
+inline bool IsRetract(ValueKind k) { return k == ValueKind::kUpdateBefore || k == ValueKind::kDelete; }
+
+// One row of a primary-key data file as the merge tree sees it.
+struct KeyValue {
+  Row row;  // the fields the read needs, in the reader's field order
+  int64_t sequence = 0;
+  ValueKind kind = ValueKind::kInsert;
+};
+
+}  // namespace tide

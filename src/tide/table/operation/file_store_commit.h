@@ -1,0 +1,175 @@
+// FileStoreCommit: turns writers' CommitMessages into atomically published snapshots of one Paimon
+// table, following Java's FileStoreCommitImpl (Paimon 1.2), so Java 0.9 and 1.x read the result.
+//
+// One attempt of a commit:
+//   1. find the latest snapshot (LATEST hint trusted only if snapshot-(hint+1) is absent);
+//   2. on a retry, look among the snapshots created since the previous attempt for one with this
+//      (commitUser, commitIdentifier, commitKind): if it is there the commit already happened;
+//   3. check for conflicts against the live files of the changed partitions: every DELETE names a live
+//      file, no ADD repeats a live file, `_TOTAL_BUCKETS` is the same within a partition (not checked
+//      for OVERWRITE), and for primary-key tables the key ranges of the files of one (partition,
+//      bucket, level >= 1) do not overlap (keys decoded with the trimmed primary-key types);
+//   4. write the delta manifests and the delta manifest list, the changelog manifests and list (if any
+//      changelog), the base manifest list (the previous base + delta manifests, merged by
+//      MergeManifests), and the index manifest (the previous one with entries replaced per
+//      (partition, bucket, index type); by file name for bucket-unaware tables) if index files changed;
+//   5. create `snapshot/snapshot-<latest+1>` with FileSystem::WriteFileExclusive. If another committer
+//      took that id (AlreadyExists), delete every file this attempt wrote and go back to 1, at most
+//      `commit.max-retries` times (then Conflict);
+//   6. write the LATEST hint (and EARLIEST for a table's first snapshot), best effort (three tries).
+//
+// Guarantees: every file a snapshot references is durable (written with WriteFileExclusive: fsync of
+// data and directory entry) before the snapshot file appears, and the snapshot file appears whole or
+// not at all. When Commit returns OK, the snapshot is durable. When it fails before publishing, the
+// table is unchanged and the files of the attempt are deleted (best effort; orphan cleaning removes
+// what is left). When the outcome of publishing cannot be told (an I/O error in the rename or in the
+// directory sync after it), Commit returns IOError and deletes nothing: repeating the same commit (same
+// user and identifier) then reports kAlreadyCommitted if the snapshot did land.
+//
+// Exactly once: commit identifiers must increase per commit user. A Commit or Overwrite whose
+// identifier is not greater than that of the newest snapshot of its user reports kAlreadyCommitted and
+// writes nothing (Java's filterCommitted). Batch-style writers that always use one identifier (Java
+// uses Long.MAX_VALUE) need a fresh commit user per commit.
+//
+// Thread-safety: one FileStoreCommit is used by one thread at a time. Any number of instances, in
+// threads or processes, may commit to the same table at once: the exclusive creation of the snapshot
+// file decides the order, the losers retry on the new latest snapshot.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tide/base/result.h"
+#include "tide/io/file_system.h"
+#include "tide/table/operation/commit_message.h"
+#include "tide/table/manifest/manifest_merger.h"
+#include "tide/table/manifest/manifest_writer.h"
+#include "tide/table/snapshot/snapshot.h"
+#include "tide/table/snapshot/snapshot_manager.h"
+
+namespace tide {
+
+struct CommitOptions {
+  std::string commit_user;         // required: the writer's identity, normally a UUID
+  int64_t commit_identifier = 0;   // increases per commit user (e.g. a checkpoint counter)
+  // Stored as the snapshot's "properties" (e.g. the source LSN); omitted from the JSON when empty.
+  std::map<std::string, std::string> properties;
+  // kAppend: Java's commit(): new files and changelog form an APPEND snapshot, compaction changes
+  // (DELETE of compact_before, ADD of compact_after, deletion-vector index changes) a following
+  // COMPACT snapshot with the same identifier; each only if it has anything.
+  // kCompact: one COMPACT snapshot with everything; messages must not carry new_files.
+  CommitKind kind = CommitKind::kAppend;
+  // Create an APPEND snapshot even when the messages hold nothing (Java's ignoreEmptyCommit(false),
+  // `commit.force-create-snapshot`), e.g. to record progress in `properties`.
+  bool allow_empty = false;
+  // The snapshot's watermark is max(this, the previous snapshot's).
+  std::optional<int64_t> watermark;
+};
+
+enum class CommitOutcome {
+  kCommitted,         // snapshot_ids lists the new snapshots
+  kAlreadyCommitted,  // a snapshot of this user and identifier exists; nothing was written
+  kNothingToCommit,   // empty messages and allow_empty false; nothing was written
+};
+
+struct CommitResult {
+  CommitOutcome outcome = CommitOutcome::kNothingToCommit;
+  std::vector<int64_t> snapshot_ids;  // created by this call, ascending
+  int attempts = 0;                   // publish attempts over all snapshots of this call
+};
+
+// What an Overwrite replaces.
+struct OverwriteScope {
+  // nullopt: the whole table. Otherwise exactly these partitions (serialized BinaryRows).
+  std::optional<std::vector<std::string>> partitions;
+
+  static OverwriteScope WholeTable() { return OverwriteScope{}; }
+  static OverwriteScope Partitions(std::vector<std::string> partitions) {
+    return OverwriteScope{std::move(partitions)};
+  }
+  bool Contains(const std::string& partition) const;
+};
+
+// Overrides of the table options the committer reads (from the latest schema at every commit).
+struct FileStoreCommitConfig {
+  std::optional<int32_t> max_retries;  // commit.max-retries (10)
+  // manifest.target-file-size (8 MiB), manifest.merge-min-count (30),
+  // manifest.full-compaction-threshold-size (16 MiB).
+  std::optional<ManifestMergeOptions> merge;
+  // The UUID of this committer's manifest names; random when unset.
+  std::optional<std::string> manifest_uuid;
+  // Epoch milliseconds for `timeMillis`; the system clock when unset.
+  std::function<int64_t()> clock;
+  // Whether APPEND snapshots that only add level-0 files are checked for conflicts too (Java skips
+  // this in streaming writes). Checking costs a read of the changed partitions' manifests.
+  bool check_append_conflicts = true;
+};
+
+class FileStoreCommit {
+ public:
+  // `table_path` is the table's folder (holding schema/); `table_name` names it in errors. NotFound if
+  // the table has no schema.
+  static Result<std::unique_ptr<FileStoreCommit>> Create(FileSystem* fs, std::string table_path, std::string table_name,
+                                                         FileStoreCommitConfig config = {});
+
+  FileStoreCommit(const FileStoreCommit&) = delete;
+  FileStoreCommit& operator=(const FileStoreCommit&) = delete;
+  ~FileStoreCommit();
+
+  // Commits the messages as described above. Errors: InvalidArgument for bad options or messages,
+  // Conflict when the changes contradict the table (a file to delete is not live, overlapping keys,
+  // changed bucket count) or the retries are used up, IOError/Corruption from the files.
+  Result<CommitResult> Commit(const std::vector<CommitMessage>& messages, const CommitOptions& options);
+
+  // Replaces everything in `scope` with the new files of `messages`: an OVERWRITE snapshot with a
+  // DELETE entry for every live file (and index file) of the scope at commit time plus the new files
+  // (which must lie inside the scope), then a COMPACT snapshot for any compaction changes. Changelog
+  // files are ignored, as in Java. An empty overwrite of the whole table is TRUNCATE. `options.kind`
+  // is not used.
+  Result<CommitResult> Overwrite(const OverwriteScope& scope, const std::vector<CommitMessage>& messages,
+                                 const CommitOptions& options);
+
+  const std::string& manifest_uuid() const { return namer_.uuid(); }
+
+ private:
+  struct Changes;
+  struct TableInfo;
+
+  FileStoreCommit(FileSystem* fs, std::string table_path, std::string table_name, FileStoreCommitConfig config);
+
+  Result<TableInfo> LoadTableInfo() const;
+  // Commit (overwrite == nullptr) and Overwrite.
+  Result<CommitResult> CommitImpl(const OverwriteScope* overwrite, const std::vector<CommitMessage>& messages,
+                                  const CommitOptions& options);
+  // The newest identifier committed by `user`, scanning snapshots newer than the ones already seen.
+  Result<std::optional<int64_t>> LatestIdentifierOf(const std::string& user);
+  // Publishes one snapshot with retries. `overwrite` set: the changes are completed at every attempt
+  // with DELETEs of the live files in the scope.
+  Result<int64_t> TryCommit(const TableInfo& info, const Changes& changes, CommitKind kind,
+                            const CommitOptions& options, const OverwriteScope* overwrite, int* attempts);
+
+  // Writes snapshot/<name> (LATEST or EARLIEST) = id, best effort.
+  void WriteHint(const char* name, int64_t id, std::mt19937* rng);
+
+  FileSystem* fs_;
+  std::string table_path_;
+  std::string table_name_;
+  FileStoreCommitConfig config_;
+  SnapshotManager snapshots_;
+  ManifestFileNamer namer_;
+  // Per commit user: snapshots up to `checked_through` have been searched; `identifier` is the newest
+  // one of that user found.
+  struct UserProgress {
+    int64_t checked_through = 0;
+    std::optional<int64_t> identifier;
+  };
+  std::map<std::string, UserProgress> user_progress_;
+};
+
+}  // namespace tide

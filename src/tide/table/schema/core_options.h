@@ -1,0 +1,164 @@
+// CoreOptions: the one parser of a Paimon table's options. Every option Tide acts on is read here,
+// once, with Java's CoreOptions names, defaults and value syntax, into typed values that the writer,
+// the committer, the scan and the reader share.
+//
+// Value syntax as Java's: booleans `true`/`false` (any case); integers in the option's Java type (an
+// Integer option out of 32-bit range is an error, never cut); memory sizes as MemorySize.parse (`8mb`,
+// `256 MB`, `1 gibibytes`, plain bytes; powers of 1024); enums by their Java names, any case. Leading
+// and trailing blanks are ignored. A malformed value of any option Tide reads is an InvalidArgument
+// naming the table, the option and the value, and saying what the option takes.
+//
+// Defaults follow Java 1.x, with the schema version's own defaults for old tables (schema version 1:
+// `bucket` 1; versions 1-2: `file.format` orc), as Java's TableSchema applies them. Tide's one default
+// of its own: `write-buffer-size` 64 MiB (Java: 256 MiB) when the table does not set it, because Tide
+// keeps buffered rows as decoded values and a pipeline holds one writer per table.
+//
+// What a value means for a component (e.g. that the writer cannot write `changelog-producer` lookup
+// yet) is that component's check; this class only says what the options are.
+//
+// Thread-safety: an immutable value after Create (the setters serve writer overrides before use).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tide/base/result.h"
+#include "tide/types/table_schema.h"
+
+namespace tide {
+
+enum class MergeEngine { kDeduplicate, kPartialUpdate, kAggregation, kFirstRow };
+enum class ChangelogProducer { kNone, kInput, kFullCompaction, kLookup };
+
+std::string_view MergeEngineName(MergeEngine engine);
+std::string_view ChangelogProducerName(ChangelogProducer producer);
+
+// Tide's default `write-buffer-size` when the table does not set one.
+inline constexpr int64_t kTideDefaultWriteBufferSize = 64LL * 1024 * 1024;
+
+// Java's MemorySize text: a number with an optional unit (b/bytes, k/kb/kibibytes, m/mb/mebibytes,
+// g/gb/gibibytes, t/tb/tebibytes), any case, blanks ignored. `option` names the value in errors.
+Result<int64_t> ParseMemorySize(std::string_view text, std::string_view option);
+
+class CoreOptions {
+ public:
+  // Reads every option of `schema` that Tide acts on. `table_name` names the table in errors.
+  static Result<CoreOptions> Create(const TableSchema& schema, const std::string& table_name);
+
+  // --- Table layout.
+  // `bucket`: N > 0 fixed buckets; -1 dynamic (PK) or unaware (append); -2 postpone.
+  int32_t bucket() const { return bucket_; }
+  // `bucket-function.type` as written (default "default"); codec/bucket.h parses it.
+  const std::string& bucket_function_type() const { return bucket_function_type_; }
+  const std::string& file_format() const { return file_format_; }
+  const std::string& manifest_format() const { return manifest_format_; }
+  const std::string& partition_default_name() const { return partition_default_name_; }
+  bool partition_legacy_name() const { return partition_legacy_name_; }
+  const std::string& data_file_path_directory() const { return data_file_path_directory_; }
+  bool row_tracking_enabled() const { return row_tracking_enabled_; }
+  bool data_evolution_enabled() const { return data_evolution_enabled_; }
+  bool index_file_in_data_file_dir() const { return index_file_in_data_file_dir_; }
+  bool disable_explicit_type_casting() const { return disable_explicit_type_casting_; }
+  // `scan.fallback-branch`, when set and not blank.
+  const std::optional<std::string>& scan_fallback_branch() const { return scan_fallback_branch_; }
+
+  // --- Merging.
+  MergeEngine merge_engine() const { return merge_engine_; }
+  bool deletion_vectors_enabled() const { return deletion_vectors_enabled_; }
+  bool deletion_vectors_bitmap64() const { return deletion_vectors_bitmap64_; }
+  // `ignore-delete`, or one of its older names (first-row., partial-update., deduplicate.ignore-delete).
+  bool ignore_delete() const { return ignore_delete_; }
+  // `sequence.field`: user columns that order rows of one key before _SEQUENCE_NUMBER does.
+  const std::vector<std::string>& sequence_fields() const { return sequence_fields_; }
+  // `sequence.field.sort-order` = descending.
+  bool sequence_field_descending() const { return sequence_field_descending_; }
+  bool partial_update_remove_record_on_delete() const { return partial_update_remove_record_on_delete_; }
+  bool aggregation_remove_record_on_delete() const { return aggregation_remove_record_on_delete_; }
+  // `fields.<field>.aggregate-function`, else `fields.default-aggregate-function`, lower case.
+  std::string aggregate_function(const std::string& field) const;
+  // `fields.<field>.ignore-retract`.
+  bool ignore_retract(const std::string& field) const;
+  // `fields.<field>.list-agg-delimiter` (default ",").
+  std::string list_agg_delimiter(const std::string& field) const;
+
+  // --- Writing.
+  int64_t write_buffer_size() const { return write_buffer_size_; }
+  // `target-file-size`: 128 MiB for primary-key tables, 256 MiB for append tables by default.
+  int64_t target_file_size() const { return target_file_size_; }
+  // `file.compression`, lower case; "none" reads as "uncompressed".
+  const std::string& file_compression() const { return file_compression_; }
+  int32_t file_compression_zstd_level() const { return zstd_level_; }
+  const std::string& data_file_prefix() const { return data_file_prefix_; }
+  const std::string& changelog_file_prefix() const { return changelog_file_prefix_; }
+  bool file_suffix_include_compression() const { return file_suffix_include_compression_; }
+  ChangelogProducer changelog_producer() const { return changelog_producer_; }
+  bool metadata_stats_dense_store() const { return metadata_stats_dense_store_; }
+  int64_t dynamic_bucket_target_row_num() const { return dynamic_bucket_target_row_num_; }
+  // `dynamic-bucket.max-buckets`: -1 unlimited, else 1..32767.
+  int32_t dynamic_bucket_max_buckets() const { return dynamic_bucket_max_buckets_; }
+
+  // --- Committing.
+  int64_t manifest_target_file_size() const { return manifest_target_file_size_; }
+  int64_t manifest_full_compaction_threshold_size() const { return manifest_full_compaction_threshold_size_; }
+  int32_t manifest_merge_min_count() const { return manifest_merge_min_count_; }
+  int32_t commit_max_retries() const { return commit_max_retries_; }
+
+  // The raw text of an option, for options whose grammar belongs to their component (stats modes).
+  std::optional<std::string> Find(const std::string& key) const;
+
+  // Overrides of the writer (TableWriteConfig), applied after Create; values must be positive.
+  void set_write_buffer_size(int64_t bytes) { write_buffer_size_ = bytes; }
+  void set_target_file_size(int64_t bytes) { target_file_size_ = bytes; }
+
+ private:
+  CoreOptions() = default;
+
+  std::map<std::string, std::string> options_;
+
+  int32_t bucket_ = -1;
+  std::string bucket_function_type_ = "default";
+  std::string file_format_ = "parquet";
+  std::string manifest_format_ = "avro";
+  std::string partition_default_name_ = "__DEFAULT_PARTITION__";
+  bool partition_legacy_name_ = true;
+  std::string data_file_path_directory_;
+  bool row_tracking_enabled_ = false;
+  bool data_evolution_enabled_ = false;
+  bool index_file_in_data_file_dir_ = false;
+  bool disable_explicit_type_casting_ = false;
+  std::optional<std::string> scan_fallback_branch_;
+
+  MergeEngine merge_engine_ = MergeEngine::kDeduplicate;
+  bool deletion_vectors_enabled_ = false;
+  bool deletion_vectors_bitmap64_ = false;
+  bool ignore_delete_ = false;
+  std::vector<std::string> sequence_fields_;
+  bool sequence_field_descending_ = false;
+  bool partial_update_remove_record_on_delete_ = false;
+  bool aggregation_remove_record_on_delete_ = false;
+  std::string default_aggregate_function_ = "last_non_null_value";
+  std::map<std::string, bool> ignore_retract_;  // by field
+
+  int64_t write_buffer_size_ = kTideDefaultWriteBufferSize;
+  int64_t target_file_size_ = 128LL * 1024 * 1024;
+  std::string file_compression_ = "zstd";
+  int32_t zstd_level_ = 1;
+  std::string data_file_prefix_ = "data-";
+  std::string changelog_file_prefix_ = "changelog-";
+  bool file_suffix_include_compression_ = false;
+  ChangelogProducer changelog_producer_ = ChangelogProducer::kNone;
+  bool metadata_stats_dense_store_ = true;
+  int64_t dynamic_bucket_target_row_num_ = 2'000'000;
+  int32_t dynamic_bucket_max_buckets_ = -1;
+
+  int64_t manifest_target_file_size_ = 8LL * 1024 * 1024;
+  int64_t manifest_full_compaction_threshold_size_ = 16LL * 1024 * 1024;
+  int32_t manifest_merge_min_count_ = 30;
+  int32_t commit_max_retries_ = 10;
+};
+
+}  // namespace tide

@@ -1,0 +1,586 @@
+#include "tide/table/sink/table_write.h"
+
+#include <algorithm>
+#include <array>
+
+#include "tide/base/bytes.h"
+#include "tide/base/strings.h"
+#include "tide/codec/murmur_hash.h"
+#include "tide/table/io/append_file_writer.h"
+#include "tide/table/io/file_store_path_factory.h"
+#include "tide/table/schema/core_options.h"
+#include "tide/table/index/dynamic_bucket_index.h"
+#include "tide/table/operation/file_store_scan.h"
+#include "tide/table/io/key_value_file_writer.h"
+#include "tide/table/snapshot/snapshot_manager.h"
+
+namespace tide {
+
+struct TableWrite::BucketWriter {
+  BucketWriter(std::string key_in, std::string partition_in, Row values, int32_t bucket_in, DataFilePathFactory paths_in,
+               const WriteBufferSpec* spec, WriteBufferMemory* memory, int64_t next_sequence_in)
+      : key(std::move(key_in)), partition(std::move(partition_in)), partition_values(std::move(values)),
+        bucket(bucket_in), paths(std::move(paths_in)), buffer(spec, memory), next_sequence(next_sequence_in) {}
+
+  std::string key;
+  std::string partition;  // serialized BinaryRow
+  Row partition_values;
+  int32_t bucket;
+  DataFilePathFactory paths;
+  WriteBuffer buffer;
+  int64_t next_sequence;
+  bool folder_ready = false;
+  std::vector<DataFileMeta> new_files;        // written, not yet handed out by PrepareCommit
+  std::vector<DataFileMeta> changelog_files;  // likewise
+  // Dynamic-bucket tables: the bucket's key hashes (Java's DynamicBucketIndexMaintainer) and whether
+  // any was added since the last index file.
+  std::optional<HashIndexSet> key_hashes;
+  bool key_hashes_modified = false;
+};
+
+namespace {
+
+std::string WriterKey(std::string_view partition, int32_t bucket) {
+  std::string key(partition);
+  AppendLE<int32_t>(&key, bucket);
+  return key;
+}
+
+ValueKind ToValueKind(RowKind kind) { return static_cast<ValueKind>(static_cast<uint8_t>(kind)); }
+
+const char* RowKindName(RowKind kind) {
+  switch (kind) {
+    case RowKind::kInsert: return "+I";
+    case RowKind::kUpdateBefore: return "-U";
+    case RowKind::kUpdateAfter: return "+U";
+    case RowKind::kDelete: return "-D";
+  }
+  return "?";
+}
+
+bool FitsInt(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
+
+// 10^p for 0 <= p <= 38.
+int128_t Pow10(int p) {
+  static const auto kTable = [] {
+    std::array<int128_t, 39> t{};
+    t[0] = 1;
+    for (size_t i = 1; i < t.size(); ++i) t[i] = t[i - 1] * 10;
+    return t;
+  }();
+  return kTable[static_cast<size_t>(std::clamp(p, 0, 38))];
+}
+
+// Whether `value` has the representation datum.h gives `type` (NULL excepted) and lies in its range.
+bool ValueFits(const Datum& value, const DataType& type) {
+  const size_t index = value.storage().index();
+  switch (type.root()) {
+    case TypeRoot::kBoolean: return index == 1;
+    case TypeRoot::kTinyInt: return index == 2 && FitsInt(value.as_int(), INT8_MIN, INT8_MAX);
+    case TypeRoot::kSmallInt: return index == 2 && FitsInt(value.as_int(), INT16_MIN, INT16_MAX);
+    case TypeRoot::kInt:
+    case TypeRoot::kDate:
+    case TypeRoot::kTime: return index == 2 && FitsInt(value.as_int(), INT32_MIN, INT32_MAX);
+    case TypeRoot::kBigInt: return index == 2;
+    case TypeRoot::kFloat: return index == 3;
+    case TypeRoot::kDouble: return index == 4;
+    case TypeRoot::kDecimal: {
+      if (index != 5) return false;
+      int128_t v = value.as_decimal().unscaled;
+      int128_t limit = Pow10(type.precision());
+      return v < limit && v > -limit;
+    }
+    case TypeRoot::kTimestamp:
+    case TypeRoot::kTimestampLtz: {
+      if (index != 6) return false;
+      const TimestampValue& ts = value.as_timestamp();
+      if (ts.nanos_of_milli < 0 || ts.nanos_of_milli >= 1000000) return false;
+      // Precision 7..9 is written as INT64 nanoseconds (parquet_writer.h): years 1677..2262 only.
+      constexpr int64_t kNanosMillisLimit = 9223372036853;
+      return type.precision() <= 6 || (ts.millis > -kNanosMillisLimit && ts.millis < kNanosMillisLimit);
+    }
+    case TypeRoot::kChar:
+    case TypeRoot::kVarChar:
+    case TypeRoot::kBinary:
+    case TypeRoot::kVarBinary: return index == 7;
+    case TypeRoot::kArray:
+    case TypeRoot::kMultiset:
+    case TypeRoot::kMap:
+    case TypeRoot::kRow: return index == 8;
+    case TypeRoot::kVariant: return false;
+  }
+  return false;
+}
+
+// Describes a value by its own representation (it may not match the column's type).
+std::string DescribeValue(const Datum& v) {
+  switch (v.storage().index()) {
+    case 1: return v.as_bool() ? "true" : "false";
+    case 2: return std::to_string(v.as_int());
+    case 3: return fmt::format("{} (FLOAT)", v.as_float());
+    case 4: return fmt::format("{} (DOUBLE)", v.as_double());
+    case 5: return fmt::format("unscaled decimal {}", DecimalToString(v.as_decimal().unscaled, 0));
+    case 6: return fmt::format("timestamp {}", FormatTimestamp(v.as_timestamp(), 9));
+    case 7: {
+      const std::string& s = v.as_string();
+      return fmt::format("'{}'{} (text/bytes)", s.substr(0, 32), s.size() > 32 ? "..." : "");
+    }
+    case 8: return "a nested value";
+    default: return "NULL";
+  }
+}
+
+// The options whose write-side behaviour Tide does not implement are refused, naming the option,
+// rather than written wrongly.
+Status CheckWritable(const TableSchema& schema, const CoreOptions& options, const std::string& table_name) {
+  if (options.file_format() != "parquet") {
+    return Status::NotSupported(
+        "table {}: file.format '{}' is not supported for writing; Tide writes Parquet data files only (set "
+        "'file.format' = 'parquet')",
+        table_name, options.file_format());
+  }
+  static const char* kCodecs[] = {"zstd", "snappy", "gzip", "lz4", "brotli", "uncompressed"};
+  bool known = false;
+  for (const char* c : kCodecs) known = known || options.file_compression() == c;
+  if (!known) {
+    return Status::NotSupported("table {}: file.compression '{}' is not supported (zstd, snappy, gzip, lz4, "
+                                "brotli, uncompressed are)",
+                                table_name, options.file_compression());
+  }
+  if (int32_t level = options.file_compression_zstd_level(); level < 1 || level > 22) {
+    return Status::InvalidArgument("table {}: file.compression.zstd-level '{}' must be an integer from 1 to 22",
+                                   table_name, level);
+  }
+  if (options.changelog_producer() != ChangelogProducer::kNone &&
+      options.changelog_producer() != ChangelogProducer::kInput) {
+    return Status::NotSupported(
+        "table {}: changelog-producer '{}' needs compaction-time lookups, which Tide's writer does not do yet "
+        "(use 'none' or 'input')",
+        table_name, ChangelogProducerName(options.changelog_producer()));
+  }
+  if (auto ext = options.Find("data-file.external-paths"); ext && !Trim(*ext).empty()) {
+    return Status::NotSupported("table {}: option 'data-file.external-paths' is not supported for writing yet",
+                                table_name);
+  }
+  if (auto rk = options.Find("rowkind.field"); rk && !Trim(*rk).empty()) {
+    return Status::NotSupported("table {}: option 'rowkind.field' is not supported for writing yet; pass the row "
+                                "kind to TableWrite::Write instead",
+                                table_name);
+  }
+  for (const auto& [key, value] : schema.options) {
+    if (StartsWith(key, "fields.") && EndsWith(key, ".sequence-group")) {
+      return Status::NotSupported("table {}: option '{}' (partial-update sequence groups) is not supported yet",
+                                  table_name, key);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+TableWrite::TableWrite(CoreOptions options) : options_(std::move(options)) {}
+TableWrite::~TableWrite() = default;
+
+Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::string table_path, TableSchema schema,
+                                                       std::string commit_user, TableWriteConfig config) {
+  const std::string table_name = config.table_name.empty() ? std::string(BaseName(table_path)) : config.table_name;
+  TIDE_ASSIGN_OR_RETURN(CoreOptions options, CoreOptions::Create(schema, table_name));
+  TIDE_RETURN_IF_ERROR(CheckWritable(schema, options, table_name));
+  if (config.write_buffer_size) options.set_write_buffer_size(*config.write_buffer_size);
+  if (config.target_file_size) options.set_target_file_size(*config.target_file_size);
+  if (options.write_buffer_size() <= 0 || options.target_file_size() <= 0) {
+    return Status::InvalidArgument("table {}: write-buffer-size and target-file-size must be positive", table_name);
+  }
+  std::unique_ptr<TableWrite> w(new TableWrite(std::move(options)));
+  w->fs_ = fs;
+  w->table_path_ = std::move(table_path);
+  w->table_name_ = table_name;
+  w->schema_ = std::move(schema);
+  w->commit_user_ = std::move(commit_user);
+  w->config_ = std::move(config);
+  const TableSchema& s = w->schema_;
+  const std::string& name = w->table_name_;
+  const CoreOptions& core = w->options_;
+
+  for (const DataField& f : s.fields) {
+    if (f.type.root() == TypeRoot::kVariant) {
+      return Status::NotSupported("table {}: column '{}' is VARIANT, which Tide cannot write yet", name, f.name);
+    }
+    w->not_null_.push_back(!f.type.nullable());
+  }
+
+  // Buckets.
+  const int32_t bucket = core.bucket();
+  if (bucket == -2) {
+    return Status::NotSupported(
+        "table {}: postpone-bucket mode ('bucket' = '-2') is not supported for writing yet; set 'bucket' to a "
+        "positive number",
+        name);
+  }
+  if (bucket == -1 && s.HasPrimaryKey()) {
+    // Dynamic-bucket mode. A primary key without every partition column is Java's cross-partition
+    // mode (a global key index moving rows between partitions), which Tide does not write.
+    for (const std::string& key : s.partition_keys) {
+      if (std::find(s.primary_keys.begin(), s.primary_keys.end(), key) == s.primary_keys.end()) {
+        return Status::NotSupported(
+            "table {}: dynamic-bucket mode ('bucket' = '-1') with a primary key that lacks partition column '{}' "
+            "is cross-partition update mode, which Tide cannot write; add '{}' to the primary key or set "
+            "'bucket' to a positive number",
+            name, key, key);
+      }
+    }
+    if (core.index_file_in_data_file_dir()) {
+      return Status::NotSupported(
+          "table {}: 'index-file-in-data-file-dir' = 'true' on a dynamic-bucket table is not supported for writing "
+          "yet; unset it or set 'bucket' to a positive number",
+          name);
+    }
+    DynamicBucketOptions dynamic;
+    dynamic.target_row_num = core.dynamic_bucket_target_row_num();
+    dynamic.max_buckets = core.dynamic_bucket_max_buckets();
+    w->dynamic_index_ = std::make_unique<DynamicBucketIndex>(fs, w->table_path_, name, dynamic);
+  }
+  if (bucket == 0 || bucket < -2) {
+    return Status::InvalidArgument("table {}: option 'bucket' = {} is invalid (a positive number, or -1)", name, bucket);
+  }
+  w->num_buckets_ = bucket;
+  if (w->num_buckets_ > 0) {
+    std::vector<std::string> keys = s.BucketKeys();
+    if (keys.empty()) {
+      return Status::InvalidArgument(
+          "table {}: a bucketed append table ('bucket' = '{}') needs a 'bucket-key' option naming its bucket "
+          "columns",
+          name, w->num_buckets_);
+    }
+    std::vector<DataType> key_types;
+    for (const std::string& key : keys) {
+      int idx = s.FieldIndex(key);
+      if (idx < 0) return Status::InvalidArgument("table {}: bucket key '{}' is not a column of the table", name, key);
+      if (std::find(s.partition_keys.begin(), s.partition_keys.end(), key) != s.partition_keys.end()) {
+        return Status::InvalidArgument("table {}: bucket key '{}' must not be a partition column", name, key);
+      }
+      if (s.HasPrimaryKey() && std::find(s.primary_keys.begin(), s.primary_keys.end(), key) == s.primary_keys.end()) {
+        return Status::InvalidArgument("table {}: bucket key '{}' must be part of the primary key", name, key);
+      }
+      w->bucket_key_indices_.push_back(idx);
+      key_types.push_back(s.fields[static_cast<size_t>(idx)].type);
+    }
+    TIDE_ASSIGN_OR_RETURN(BucketFunctionType type, ParseBucketFunctionType(core.bucket_function_type()));
+    auto function = BucketFunction::Create(type, std::move(key_types), w->num_buckets_);
+    if (!function.ok()) return function.status().WithContext("table " + name);
+    w->bucket_function_ = std::move(function).value();
+  }
+
+  // Partitions.
+  for (const std::string& key : s.partition_keys) {
+    int idx = s.FieldIndex(key);
+    if (idx < 0) return Status::InvalidArgument("table {}: partition key '{}' is not a column of the table", name, key);
+    w->partition_indices_.push_back(idx);
+    w->partition_types_.push_back(s.fields[static_cast<size_t>(idx)].type);
+  }
+  w->partition_writer_ = std::make_unique<BinaryRowWriter>(w->partition_types_);
+  TIDE_ASSIGN_OR_RETURN(w->unpartitioned_, EncodeSerializedBinaryRow({}, {}));
+
+  // Primary key: merge engine, sequence fields.
+  w->buffer_spec_.primary_key = s.HasPrimaryKey();
+  if (s.HasPrimaryKey()) {
+    if (core.merge_engine() == MergeEngine::kFirstRow) {
+      return Status::NotSupported(
+          "table {}: the first-row merge engine shows rows only after compaction, which Tide does not run yet; "
+          "Tide cannot write this table",
+          name);
+    }
+    if (core.deletion_vectors_enabled()) {
+      return Status::NotSupported(
+          "table {}: with 'deletion-vectors.enabled' rows show only after compaction, which Tide does not run "
+          "yet; Tide cannot write this table",
+          name);
+    }
+    TIDE_ASSIGN_OR_RETURN(w->merge_, WriteMergeFunction::Create(s, name));
+    w->buffer_spec_.merge = w->merge_.get();
+    for (const std::string& key : s.TrimmedPrimaryKeys()) {
+      int idx = s.FieldIndex(key);
+      if (idx < 0) return Status::InvalidArgument("table {}: primary key '{}' is not a column of the table", name, key);
+      w->buffer_spec_.key_indices.push_back(idx);
+    }
+    if (w->dynamic_index_) {
+      std::vector<DataType> key_types;
+      for (int idx : w->buffer_spec_.key_indices) key_types.push_back(s.fields[static_cast<size_t>(idx)].type);
+      w->key_writer_ = std::make_unique<BinaryRowWriter>(std::move(key_types));
+    }
+    for (const std::string& field : core.sequence_fields()) {
+      int idx = s.FieldIndex(field);
+      if (idx < 0) {
+        return Status::InvalidArgument("table {}: option 'sequence.field' names column '{}', which does not exist",
+                                       name, field);
+      }
+      w->buffer_spec_.sequence_field_indices.push_back(idx);
+    }
+    w->buffer_spec_.sequence_descending = core.sequence_field_descending();
+  }
+
+  auto context = std::make_unique<DataFileWriteContext>();
+  TIDE_ASSIGN_OR_RETURN(context->layout, DataFileLayout::Create(s, w->options_, name));
+  TIDE_ASSIGN_OR_RETURN(context->db, DuckDB::Open());
+  context->creation_time_ms = w->config_.creation_time_ms;
+  w->context_ = std::move(context);
+  w->memory_ = std::make_unique<WriteBufferMemory>(w->options_.write_buffer_size());
+  return w;
+}
+
+Status TableWrite::Fail(Status status) {
+  if (failed_.ok()) failed_ = status;
+  return status;
+}
+
+Status TableWrite::ValidateRow(RowKind kind, const Row& row) const {
+  const auto& fields = schema_.fields;
+  if (row.size() != fields.size()) {
+    return Status::InvalidArgument("table {}: a row has {} values but the table has {} columns", table_name_, row.size(),
+                                   fields.size());
+  }
+  if (!schema_.HasPrimaryKey() && (kind == RowKind::kUpdateBefore || kind == RowKind::kDelete)) {
+    return Status::InvalidArgument(
+        "table {} is an append table (no primary key): it takes +I and +U rows only, not {}; give it a primary key "
+        "or set 'ignore-delete' = 'true' to drop retractions",
+        table_name_, RowKindName(kind));
+  }
+  for (size_t i = 0; i < row.size(); ++i) {
+    const Datum& v = row[i];
+    if (v.is_null()) {
+      if (not_null_[i]) {
+        return Status::InvalidArgument("table {}: cannot write NULL to NOT NULL column '{}'", table_name_, fields[i].name);
+      }
+      continue;
+    }
+    if (!ValueFits(v, fields[i].type)) {
+      return Status::InvalidArgument("table {}: column '{}' ({}) cannot hold the value {}", table_name_, fields[i].name,
+                                     fields[i].type.ToString(), DescribeValue(v));
+    }
+  }
+  return Status::OK();
+}
+
+Status TableWrite::Write(RowKind kind, const Row& row) { return Write(kind, Row(row)); }
+
+Status TableWrite::Write(RowKind kind, Row&& row) {
+  if (!failed_.ok()) return failed_;
+  if (options_.ignore_delete() && (kind == RowKind::kUpdateBefore || kind == RowKind::kDelete)) {
+    ++metrics_.rows_dropped;
+    return Status::OK();
+  }
+  TIDE_RETURN_IF_ERROR(ValidateRow(kind, row));
+  TIDE_ASSIGN_OR_RETURN(BucketWriter* writer, WriterFor(row));
+  if (writer->key_hashes && writer->key_hashes->Add(last_key_hash_)) writer->key_hashes_modified = true;
+  writer->buffer.Put(std::move(row), writer->next_sequence++, ToValueKind(kind));
+  ++metrics_.rows_written;
+  if (memory_->OverBudget()) return FlushWhileOverBudget();
+  return Status::OK();
+}
+
+Result<TableWrite::BucketWriter*> TableWrite::WriterFor(const Row& row) {
+  const std::string* partition = &unpartitioned_;
+  if (!partition_indices_.empty()) {
+    Status st = partition_writer_->WriteProjected(row, partition_indices_, &scratch_partition_);
+    if (!st.ok()) return st.WithContext("table " + table_name_ + ", partition columns");
+    scratch_partition_ = SerializeBinaryRow(scratch_partition_, static_cast<int32_t>(partition_indices_.size()));
+    partition = &scratch_partition_;
+  }
+  int32_t bucket = 0;
+  if (dynamic_index_) {
+    // Java's HashBucketAssigner over the hash of the trimmed primary key (RowKind +I).
+    Status st = key_writer_->WriteProjected(row, buffer_spec_.key_indices, &scratch_bucket_);
+    if (!st.ok()) return st.WithContext("table " + table_name_ + ", primary key");
+    last_key_hash_ = BinaryRowHashCode(scratch_bucket_);
+    TIDE_ASSIGN_OR_RETURN(bucket, dynamic_index_->Assign(*partition, last_key_hash_));
+  } else if (bucket_function_ && num_buckets_ > 1) {
+    auto b = bucket_function_->BucketOfProjection(row, bucket_key_indices_, &scratch_bucket_);
+    if (!b.ok()) return b.status().WithContext("table " + table_name_ + ", bucket key");
+    bucket = *b;
+  }
+  if (last_writer_ && last_writer_->bucket == bucket && last_writer_->partition == *partition) return last_writer_;
+  scratch_key_ = WriterKey(*partition, bucket);
+  auto it = writers_.find(scratch_key_);
+  BucketWriter* writer;
+  if (it != writers_.end()) {
+    writer = it->second.get();
+  } else {
+    TIDE_ASSIGN_OR_RETURN(writer, CreateBucketWriter(scratch_key_, *partition, bucket, row));
+  }
+  last_writer_ = writer;
+  return writer;
+}
+
+Result<TableWrite::BucketWriter*> TableWrite::CreateBucketWriter(std::string key, std::string partition, int32_t bucket,
+                                                                 const Row& row) {
+  Row values;
+  for (int i : partition_indices_) values.push_back(row[static_cast<size_t>(i)]);
+  TIDE_ASSIGN_OR_RETURN(std::string partition_path, FileStorePathFactory(table_path_, schema_, options_).PartitionPath(values));
+  std::string bucket_dir = FileStorePathFactory::BucketPath(partition_path, bucket);
+  // Bucket-unaware append writers start empty, at 0, as Java's AppendFileStoreWrite always ignores the
+  // previous files (their sequence numbers order nothing: no compaction within the writer, no merge).
+  int64_t next_sequence = 0;
+  if (num_buckets_ != -1 || dynamic_index_) {
+    TIDE_ASSIGN_OR_RETURN(next_sequence, RestoreNextSequence(key));
+  }
+  std::optional<HashIndexSet> key_hashes;
+  if (dynamic_index_) {
+    TIDE_ASSIGN_OR_RETURN(key_hashes, dynamic_index_->RestoreBucket(partition, bucket));
+  }
+  auto writer = std::make_unique<BucketWriter>(key, std::move(partition), std::move(values), bucket,
+                                               DataFilePathFactory(std::move(bucket_dir), options_), &buffer_spec_,
+                                               memory_.get(), next_sequence);
+  writer->key_hashes = std::move(key_hashes);
+  BucketWriter* raw = writer.get();
+  writers_.emplace(std::move(key), std::move(writer));
+  return raw;
+}
+
+Result<int64_t> TableWrite::RestoreNextSequence(const std::string& writer_key) {
+  SnapshotManager snapshots(fs_, table_path_);
+  auto latest = snapshots.LatestId();
+  if (!latest.ok()) return latest.status().WithContext("table " + table_name_ + ", restoring sequence numbers");
+  if (!*latest) return int64_t{0};
+  if (restore_snapshot_id_ != *latest) {
+    auto snapshot = snapshots.Get(**latest);
+    if (!snapshot.ok()) return snapshot.status().WithContext("table " + table_name_ + ", restoring sequence numbers");
+    FileStoreScan scan(fs_, table_path_, table_name_, schema_);
+    auto entries = scan.ReadLiveEntries(*snapshot);
+    if (!entries.ok()) return entries.status().WithContext("table " + table_name_ + ", restoring sequence numbers");
+    restore_max_sequence_.clear();
+    for (const ManifestEntry& e : *entries) {
+      std::string k = WriterKey(e.partition, e.bucket);
+      auto [it, inserted] = restore_max_sequence_.emplace(k, e.file.max_sequence_number);
+      if (!inserted) it->second = std::max(it->second, e.file.max_sequence_number);
+    }
+    restore_snapshot_id_ = **latest;
+  }
+  auto it = restore_max_sequence_.find(writer_key);
+  return it == restore_max_sequence_.end() ? int64_t{0} : it->second + 1;
+}
+
+Status TableWrite::FlushWhileOverBudget() {
+  while (memory_->OverBudget()) {
+    BucketWriter* largest = nullptr;
+    for (auto& [key, writer] : writers_) {
+      if (!largest || writer->buffer.memory_bytes() > largest->buffer.memory_bytes()) largest = writer.get();
+    }
+    if (!largest || largest->buffer.empty()) break;
+    ++metrics_.memory_flushes;
+    TIDE_RETURN_IF_ERROR(Flush(largest));
+  }
+  return Status::OK();
+}
+
+Status TableWrite::Flush(BucketWriter* w) {
+  if (w->buffer.empty()) return Status::OK();
+  DataFileWriteContext* ctx = context_.get();
+  if (!w->folder_ready) {
+    // Create the bucket folder and make its entry, and those of any partition folders created with it,
+    // durable: the files' own folder is synced by the Parquet writer, its ancestors are not.
+    const std::string& dir = w->paths.bucket_dir();
+    Status made = fs_->MakeDirs(dir);
+    if (!made.ok()) return Fail(made.WithContext("table " + table_name_));
+    std::string folder = dir;
+    while (folder.size() > table_path_.size() && StartsWith(folder, table_path_)) {
+      Status synced = SyncLocalDirectory(folder);
+      if (!synced.ok()) return Fail(synced.WithContext("table " + table_name_));
+      folder = std::string(DirName(folder));
+    }
+    Status synced = SyncLocalDirectory(table_path_);
+    if (!synced.ok()) return Fail(synced.WithContext("table " + table_name_));
+    w->folder_ready = true;
+  }
+  const bool primary_key = ctx->layout.primary_key;
+  auto data_factory = [ctx, w, primary_key]() -> Result<std::unique_ptr<DataFileWriter>> {
+    std::string path = JoinPath(w->paths.bucket_dir(), w->paths.NewDataFileName());
+    if (primary_key) {
+      TIDE_ASSIGN_OR_RETURN(auto writer, KeyValueFileWriter::Create(ctx, std::move(path)));
+      return std::unique_ptr<DataFileWriter>(std::move(writer));
+    }
+    TIDE_ASSIGN_OR_RETURN(auto writer, AppendFileWriter::Create(ctx, std::move(path)));
+    return std::unique_ptr<DataFileWriter>(std::move(writer));
+  };
+  RollingDataFileWriter data(data_factory, options_.target_file_size(), fs_);
+  std::optional<RollingDataFileWriter> changelog;
+  if (primary_key && options_.changelog_producer() == ChangelogProducer::kInput) {
+    changelog.emplace(
+        [ctx, w]() -> Result<std::unique_ptr<DataFileWriter>> {
+          std::string path = JoinPath(w->paths.bucket_dir(), w->paths.NewChangelogFileName());
+          TIDE_ASSIGN_OR_RETURN(auto writer, KeyValueFileWriter::Create(ctx, std::move(path)));
+          return std::unique_ptr<DataFileWriter>(std::move(writer));
+        },
+        options_.target_file_size(), fs_);
+  }
+  WriteBuffer::Consumer to_data = [&data](KeyValue& kv) { return data.Write(kv.row, kv.sequence, kv.kind); };
+  WriteBuffer::Consumer to_changelog = [&changelog](KeyValue& kv) {
+    return changelog->Write(kv.row, kv.sequence, kv.kind);
+  };
+  Status drained = w->buffer.Drain(to_data, changelog ? &to_changelog : nullptr);
+  Result<std::vector<DataFileMeta>> data_files = drained.ok() ? data.Finish() : Result<std::vector<DataFileMeta>>(drained);
+  Result<std::vector<DataFileMeta>> changelog_files = std::vector<DataFileMeta>{};
+  if (data_files.ok() && changelog) changelog_files = changelog->Finish();
+  if (!data_files.ok() || !changelog_files.ok()) {
+    data.Abort();
+    if (changelog) changelog->Abort();
+    if (data_files.ok()) {
+      for (const auto& f : *data_files) fs_->DeleteFile(JoinPath(w->paths.bucket_dir(), f.file_name)).IgnoreError();
+    }
+    Status error = !data_files.ok() ? data_files.status() : changelog_files.status();
+    return Fail(error.WithContext(fmt::format("table {}: flushing bucket {} of partition folder {}", table_name_,
+                                              w->bucket, w->paths.bucket_dir())));
+  }
+  ++metrics_.flushes;
+  metrics_.data_files += static_cast<int64_t>(data_files->size());
+  metrics_.changelog_files += static_cast<int64_t>(changelog_files->size());
+  for (auto& f : *data_files) w->new_files.push_back(std::move(f));
+  for (auto& f : *changelog_files) w->changelog_files.push_back(std::move(f));
+  return Status::OK();
+}
+
+Result<std::vector<CommitMessage>> TableWrite::PrepareCommit() {
+  if (!failed_.ok()) return failed_;
+  std::vector<BucketWriter*> ordered;
+  for (auto& [key, writer] : writers_) ordered.push_back(writer.get());
+  std::sort(ordered.begin(), ordered.end(), [](const BucketWriter* a, const BucketWriter* b) {
+    if (a->partition != b->partition) return a->partition < b->partition;
+    return a->bucket < b->bucket;
+  });
+  for (BucketWriter* w : ordered) TIDE_RETURN_IF_ERROR(Flush(w));
+  std::vector<CommitMessage> messages;
+  for (BucketWriter* w : ordered) {
+    std::optional<IndexManifestEntry> index_file;
+    if (w->key_hashes_modified) {
+      // The bucket's whole hash set, as a new HASH file (DynamicBucketIndexMaintainer.prepareCommit).
+      auto written = dynamic_index_->WriteIndexFile(w->partition, w->bucket, *w->key_hashes);
+      if (!written.ok()) return Fail(written.status());
+      index_file = std::move(written).value();
+      w->key_hashes_modified = false;
+    }
+    if (w->new_files.empty() && w->changelog_files.empty() && !index_file) continue;
+    CommitMessage m;
+    m.partition = w->partition;
+    m.bucket = w->bucket;
+    m.total_buckets = num_buckets_;
+    m.new_files = std::move(w->new_files);
+    m.changelog_files = std::move(w->changelog_files);
+    if (index_file) m.new_index_files.push_back(std::move(*index_file));
+    w->new_files.clear();
+    w->changelog_files.clear();
+    messages.push_back(std::move(m));
+  }
+  return messages;
+}
+
+void TableWrite::Abort() {
+  for (auto& [key, w] : writers_) {
+    w->buffer.Clear();
+    for (const auto* files : {&w->new_files, &w->changelog_files}) {
+      for (const DataFileMeta& f : *files) fs_->DeleteFile(JoinPath(w->paths.bucket_dir(), f.file_name)).IgnoreError();
+    }
+    w->new_files.clear();
+    w->changelog_files.clear();
+  }
+}
+
+}  // namespace tide

@@ -1,0 +1,164 @@
+// TableWrite: the writer of one Paimon table. Rows go in with their row kind; level-0 data files and
+// the CommitMessages that describe them come out, as Java Paimon 1.x's TableWriteImpl /
+// KeyValueFileStoreWrite / AppendOnlyFileStoreWrite produce them, so Java, the engines on it and Tide's
+// own reader read the table once a committer (FileStoreCommit) publishes the messages.
+//
+// Routing of a row:
+//   partition  the partition columns, as a BinaryRow (the message's `partition`), in the folder
+//              FileStoreScan::PartitionPath gives (`k=v/...`, Hive escaping, default partition name);
+//   bucket     `bucket` = N > 0: Java's bucket function over the bucket key (`bucket-key`, else the
+//              trimmed primary key; `bucket-function.type`); `bucket` = -1 on an append table: the
+//              bucket-unaware bucket 0, total_buckets -1; `bucket` = -1 on a primary-key table: dynamic
+//              bucket mode, total_buckets -1, each key's bucket from DynamicBucketIndex (Java's
+//              HashBucketAssigner for one writer: an existing key keeps its bucket, a new one goes to a
+//              bucket with fewer than `dynamic-bucket.target-row-num` keys), and every commit carries a
+//              new HASH index file for each bucket that met a new key. Cross-partition update mode (a
+//              primary key without every partition column) and postpone buckets (-2) are refused
+//              (NotSupported).
+// Sequence numbers: per (partition, bucket), strictly increasing in write order, starting after the
+// largest `_MAX_SEQUENCE_NUMBER` of the bucket's live files in the latest snapshot when the writer first
+// meets the bucket (0 for a new bucket), as KeyValueFileStoreWrite restores them; bucket-unaware append
+// tables start every writer at 0, as Java's AppendFileStoreWrite ignores the previous files. Primary-key
+// files store them; append files only record their range in the metadata.
+// Buffering: one WriteBuffer per (partition, bucket) under one shared byte budget (`write-buffer-size`,
+// Tide default 64 MiB): past it the largest buffers flush to files at once. Primary-key buffers sort by
+// key and fold each key with the merge engine at flush; files roll at `target-file-size`.
+// `ignore-delete`: -U/-D rows are dropped at Write, as Java's TableWriteImpl does. `changelog-producer`
+// input: primary-key flushes also write every buffered record, unmerged, to changelog files.
+//
+// Durability and visibility: PrepareCommit flushes every buffer and returns once every file it lists is
+// durable (fsync of file and folder entries). Files written before (flushes under memory pressure) are
+// listed by the next PrepareCommit. No file is part of the table until a committer references it;
+// Abort() deletes the files not yet handed out. After any failed flush the writer refuses further
+// calls (the buffered rows are lost; the caller restarts from its last commit).
+//
+// Refused tables (NotSupported, naming the option): the above bucket modes, deletion vectors and the
+// first-row engine on primary-key tables (their level-0 rows stay invisible to batch reads until a
+// compaction Tide does not run yet), VARIANT columns, and the options CheckWritable (table_write.cc) refuses.
+//
+// Thread-safety: one thread at a time. Data files go to the local file system (the Parquet writer's).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tide/base/result.h"
+#include "tide/codec/binary_row.h"
+#include "tide/codec/bucket.h"
+#include "tide/io/file_system.h"
+#include "tide/table/operation/commit_message.h"
+#include "tide/table/io/data_file_writer.h"
+#include "tide/table/index/dynamic_bucket_index.h"
+#include "tide/table/mergetree/write_buffer.h"
+#include "tide/table/mergetree/write_merge_function.h"
+#include "tide/table/schema/core_options.h"
+#include "tide/types/table_schema.h"
+
+namespace tide {
+
+struct TableWriteConfig {
+  // Names the table in errors; the table folder's name when empty.
+  std::string table_name;
+  // Override the table's `write-buffer-size` and `target-file-size`.
+  std::optional<int64_t> write_buffer_size;
+  std::optional<int64_t> target_file_size;
+  // The `_CREATION_TIME` clock (local wall-clock millis); LocalWallClockMillis when unset.
+  std::function<int64_t()> creation_time_ms;
+};
+
+struct TableWriteMetrics {
+  int64_t rows_written = 0;   // rows accepted by Write (after ignore-delete)
+  int64_t rows_dropped = 0;   // -U/-D rows dropped by ignore-delete
+  int64_t flushes = 0;        // buffers flushed (under memory pressure or by PrepareCommit)
+  int64_t memory_flushes = 0; // of those, flushes because the budget was passed
+  int64_t data_files = 0;     // data files written
+  int64_t changelog_files = 0;
+};
+
+class TableWrite {
+ public:
+  // A writer of the table at `table_path` whose latest schema is `schema` (its id goes into every
+  // file). `commit_user` is this writer's identity for the committer.
+  static Result<std::unique_ptr<TableWrite>> Create(FileSystem* fs, std::string table_path, TableSchema schema,
+                                                    std::string commit_user, TableWriteConfig config = {});
+  ~TableWrite();
+  TableWrite(const TableWrite&) = delete;
+  TableWrite& operator=(const TableWrite&) = delete;
+
+  // Buffers one row (one value per table column, in schema order, each in the representation datum.h
+  // gives its type). InvalidArgument, naming the column, for a value that does not fit its column or a
+  // NULL in a NOT NULL column, and for -U/-D rows of an append table. May flush buffers to files.
+  Status Write(RowKind kind, const Row& row);
+  Status Write(RowKind kind, Row&& row);
+
+  // Flushes every buffer and returns one message per (partition, bucket) with files written since the
+  // previous call, sorted by partition bytes then bucket. The files are durable when this returns.
+  Result<std::vector<CommitMessage>> PrepareCommit();
+
+  // Drops every buffered row and deletes the files written since the last PrepareCommit.
+  void Abort();
+
+  const std::string& commit_user() const { return commit_user_; }
+  const TableSchema& schema() const { return schema_; }
+  const std::string& table_path() const { return table_path_; }
+  int64_t buffered_bytes() const { return memory_->used(); }
+  int64_t write_buffer_size() const { return memory_->budget(); }
+  const TableWriteMetrics& metrics() const { return metrics_; }
+
+ private:
+  struct BucketWriter;
+
+  explicit TableWrite(CoreOptions options);
+  Status ValidateRow(RowKind kind, const Row& row) const;
+  Result<BucketWriter*> WriterFor(const Row& row);
+  Result<BucketWriter*> CreateBucketWriter(std::string key, std::string partition, int32_t bucket, const Row& row);
+  // The first sequence number of a new writer: the bucket's largest live one in the latest snapshot + 1.
+  Result<int64_t> RestoreNextSequence(const std::string& writer_key);
+  Status FlushWhileOverBudget();
+  Status Flush(BucketWriter* writer);
+  Status Fail(Status status);
+
+  FileSystem* fs_ = nullptr;
+  std::string table_path_;
+  std::string table_name_;
+  TableSchema schema_;
+  std::string commit_user_;
+  TableWriteConfig config_;
+  CoreOptions options_;
+  std::unique_ptr<DataFileWriteContext> context_;
+  std::unique_ptr<WriteMergeFunction> merge_;
+  WriteBufferSpec buffer_spec_;
+  std::unique_ptr<WriteBufferMemory> memory_;
+
+  int32_t num_buckets_ = 0;  // > 0 fixed; -1 bucket-unaware append or dynamic-bucket primary key
+  // Dynamic-bucket primary-key tables: the bucket assigner and index files, and the trimmed
+  // primary-key encoder whose hash it assigns by (the hash of the row WriterFor routed last).
+  std::unique_ptr<DynamicBucketIndex> dynamic_index_;
+  std::unique_ptr<BinaryRowWriter> key_writer_;
+  int32_t last_key_hash_ = 0;
+  std::vector<int> partition_indices_;
+  std::vector<DataType> partition_types_;
+  std::unique_ptr<BinaryRowWriter> partition_writer_;
+  std::string unpartitioned_;  // the serialized arity-0 partition
+  std::vector<int> bucket_key_indices_;
+  std::optional<BucketFunction> bucket_function_;
+  std::vector<bool> not_null_;
+
+  std::unordered_map<std::string, std::unique_ptr<BucketWriter>> writers_;
+  BucketWriter* last_writer_ = nullptr;
+  std::string scratch_partition_, scratch_bucket_, scratch_key_;
+
+  // Live files' largest sequence number per writer key, as of snapshot `restore_snapshot_id_`.
+  std::optional<int64_t> restore_snapshot_id_;
+  std::unordered_map<std::string, int64_t> restore_max_sequence_;
+
+  Status failed_;
+  TableWriteMetrics metrics_;
+};
+
+}  // namespace tide

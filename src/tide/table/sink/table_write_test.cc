@@ -1,0 +1,432 @@
+#include "tide/table/sink/table_write.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+#include "testing/temp_dir.h"
+#include "testing/value_or_fail.h"
+#include "tide/codec/binary_row.h"
+#include "tide/table/operation/file_store_scan.h"
+#include "tide/table/snapshot/snapshot_manager.h"
+#include "tide/table/table_test_util.h"
+
+namespace tide {
+namespace {
+
+using testing::Field;
+using testing::WriterTestSchema;
+
+class TableWriteTest : public ::testing::Test {
+ protected:
+  std::string MakeTable(const TableSchema& schema) {
+    std::string path = dir_.path() + "/db.db/t" + std::to_string(tables_++);
+    EXPECT_TRUE(testing::CreateWriterTestTable(path, schema).ok());
+    return path;
+  }
+  std::unique_ptr<TableWrite> Writer(const std::string& path, const TableSchema& schema, TableWriteConfig config = {}) {
+    return testing::ValueOrFail(TableWrite::Create(FileSystem::Local(), path, schema, "user-1", std::move(config)),
+                                "TableWrite::Create");
+  }
+  testing::TempDir dir_;
+  int tables_ = 0;
+};
+
+TEST_F(TableWriteTest, PrimaryKeyRoundTrip) {
+  TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())},
+                                        {"id"}, {}, {{"bucket", "2"}});
+  std::string path = MakeTable(schema);
+  auto w = Writer(path, schema);
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{Datum(int64_t{1}), Datum("a")}).ok());
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{Datum(int64_t{2}), Datum("b")}).ok());
+  ASSERT_TRUE(w->Write(RowKind::kUpdateAfter, Row{Datum(int64_t{1}), Datum("c")}).ok());
+  auto messages = w->PrepareCommit();
+  ASSERT_TRUE(messages.ok()) << messages.status().ToString();
+  auto committed = testing::CommitMessages(path, *messages, "user-1", 1);
+  ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+  auto rows = testing::ReadTable(path);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(testing::SortedRows(*rows), (std::vector<Row>{{Datum(int64_t{1}), Datum("c")}, {Datum(int64_t{2}), Datum("b")}}));
+}
+
+
+Datum I(int64_t v) { return Datum(v); }
+
+// The bucket of a row written to a `bucket = n` table keyed by one column of `type`.
+int32_t BucketOf(TableWriteTest* test, const std::string& path, const TableSchema& schema, Row row) {
+  auto w = TableWrite::Create(FileSystem::Local(), path, schema, "u", {});
+  EXPECT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_TRUE((*w)->Write(RowKind::kInsert, row).ok());
+  auto messages = (*w)->PrepareCommit();
+  EXPECT_TRUE(messages.ok());
+  EXPECT_EQ(messages->size(), 1u);
+  return messages->empty() ? -1 : (*messages)[0].bucket;
+}
+
+TEST_F(TableWriteTest, BucketsAgreeWithJava) {
+  // Vectors of PAIMON_FORMAT.md §5.6: INT 0 -> bucket 1 of 2, INT 1 -> 0 (both seen in Java-written
+  // fixtures), BIGINT 42 -> bucket 7 of 10.
+  TableSchema ints = WriterTestSchema({Field(0, "k", DataType::Int(false)), Field(1, "v", DataType::String())}, {"k"},
+                                      {}, {{"bucket", "2"}});
+  std::string path = MakeTable(ints);
+  EXPECT_EQ(BucketOf(this, path, ints, {I(0), Datum("a")}), 1);
+  EXPECT_EQ(BucketOf(this, path, ints, {I(1), Datum("a")}), 0);
+  TableSchema longs = WriterTestSchema({Field(0, "k", DataType::BigInt(false)), Field(1, "v", DataType::String())},
+                                       {"k"}, {}, {{"bucket", "10"}});
+  std::string path2 = MakeTable(longs);
+  EXPECT_EQ(BucketOf(this, path2, longs, {I(42), Datum("a")}), 7);
+  // The bucket key of an append table is its `bucket-key`.
+  TableSchema append = WriterTestSchema({Field(0, "v", DataType::String()), Field(1, "k", DataType::Int())}, {}, {},
+                                        {{"bucket", "2"}, {"bucket-key", "k"}});
+  std::string path3 = MakeTable(append);
+  EXPECT_EQ(BucketOf(this, path3, append, {Datum("x"), I(0)}), 1);
+  // Every row lands in the bucket folder its message names, with the table's bucket count.
+  auto w = Writer(path2, longs);
+  std::map<int32_t, int> per_bucket;
+  for (int64_t k = 0; k < 200; ++k) ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(k), Datum("v")}).ok());
+  auto messages = w->PrepareCommit().value();
+  for (const auto& m : messages) {
+    EXPECT_EQ(m.total_buckets, 10);
+    EXPECT_EQ(m.partition, EncodeSerializedBinaryRow({}, {}).value());
+    for (const auto& f : m.new_files) {
+      EXPECT_TRUE(FileSystem::Local()->Exists(path2 + "/bucket-" + std::to_string(m.bucket) + "/" + f.file_name).value());
+      per_bucket[m.bucket] += static_cast<int>(f.row_count);
+    }
+  }
+  int total = 0;
+  for (const auto& [b, n] : per_bucket) total += n;
+  EXPECT_EQ(total, 200);
+  EXPECT_GT(per_bucket.size(), 5u);
+}
+
+TEST_F(TableWriteTest, PartitionFoldersAndMessages) {
+  TableSchema schema = WriterTestSchema({Field(0, "dt", DataType::String(false)), Field(1, "hr", DataType::Int()),
+                                         Field(2, "id", DataType::BigInt(false)), Field(3, "v", DataType::String())},
+                                        {"dt", "hr", "id"}, {"dt", "hr"}, {{"bucket", "1"}});
+  // A NULL partition value is not possible in a primary key; use an append table for it below.
+  std::string path = MakeTable(schema);
+  auto w = Writer(path, schema);
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{Datum("2024-01-01"), I(3), I(1), Datum("a")}).ok());
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{Datum("a/b=c"), I(4), I(1), Datum("b")}).ok());
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{Datum("2024-01-01"), I(3), I(2), Datum("c")}).ok());
+  auto messages = w->PrepareCommit().value();
+  ASSERT_EQ(messages.size(), 2u);
+  std::vector<DataType> partition_types = {DataType::String(false), DataType::Int()};
+  std::map<std::string, std::string> folder_of = {
+      {EncodeSerializedBinaryRow(std::vector<Datum>{Datum("2024-01-01"), I(3)}, partition_types).value(),
+       "dt=2024-01-01/hr=3"},
+      {EncodeSerializedBinaryRow(std::vector<Datum>{Datum("a/b=c"), I(4)}, partition_types).value(),
+       "dt=a%2Fb%3Dc/hr=4"}};
+  for (const auto& m : messages) {
+    ASSERT_TRUE(folder_of.count(m.partition));
+    ASSERT_EQ(m.new_files.size(), 1u);
+    EXPECT_TRUE(FileSystem::Local()
+                    ->Exists(path + "/" + folder_of[m.partition] + "/bucket-0/" + m.new_files[0].file_name)
+                    .value());
+    EXPECT_EQ(m.bucket, 0);
+    EXPECT_EQ(m.total_buckets, 1);
+    // The trimmed primary key (id) is the file's key.
+    EXPECT_EQ(m.new_files[0].min_key,
+              EncodeSerializedBinaryRow(std::vector<Datum>{I(1)}, std::vector<DataType>{DataType::BigInt(false)}).value());
+  }
+  ASSERT_TRUE(testing::CommitMessages(path, messages, "user-1", 1).ok());
+  EXPECT_EQ(testing::SortedRows(testing::ReadTable(path).value()),
+            testing::SortedRows({{Datum("2024-01-01"), I(3), I(1), Datum("a")},
+                                 {Datum("2024-01-01"), I(3), I(2), Datum("c")},
+                                 {Datum("a/b=c"), I(4), I(1), Datum("b")}}));
+}
+
+TEST_F(TableWriteTest, BucketUnawareAppendTable) {
+  TableSchema schema = WriterTestSchema({Field(0, "p", DataType::Int()), Field(1, "v", DataType::String())}, {}, {"p"},
+                                        {});  // bucket defaults to -1
+  std::string path = MakeTable(schema);
+  auto w = Writer(path, schema);
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(1), Datum("a")}).ok());
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{Datum(), Datum("b")}).ok());
+  ASSERT_TRUE(w->Write(RowKind::kUpdateAfter, Row{I(1), Datum("a")}).ok());  // duplicates stay in an append table
+  EXPECT_TRUE(w->Write(RowKind::kDelete, Row{I(1), Datum("a")}).IsInvalidArgument());
+  auto messages = w->PrepareCommit().value();
+  ASSERT_EQ(messages.size(), 2u);
+  for (const auto& m : messages) {
+    EXPECT_EQ(m.bucket, 0);
+    EXPECT_EQ(m.total_buckets, -1);
+  }
+  EXPECT_TRUE(FileSystem::Local()->Exists(path + "/p=__DEFAULT_PARTITION__/bucket-0").value());
+  EXPECT_TRUE(FileSystem::Local()->Exists(path + "/p=1/bucket-0").value());
+  ASSERT_TRUE(testing::CommitMessages(path, messages, "user-1", 1).ok());
+  EXPECT_EQ(testing::SortedRows(testing::ReadTable(path).value()),
+            testing::SortedRows({{I(1), Datum("a")}, {I(1), Datum("a")}, {Datum(), Datum("b")}}));
+}
+
+TEST_F(TableWriteTest, BucketUnawareWritersStartAtSequenceZero) {
+  // Java's AppendFileStoreWrite ignores previous files in bucket-unaware mode: every new writer numbers
+  // its records from 0, while one writer keeps counting across its own commits.
+  TableSchema schema = WriterTestSchema({Field(0, "v", DataType::Int())}, {}, {}, {});
+  std::string path = MakeTable(schema);
+  for (int session = 1; session <= 2; ++session) {
+    auto w = TableWrite::Create(FileSystem::Local(), path, schema, "session-" + std::to_string(session)).value();
+    for (int64_t commit = 1; commit <= 2; ++commit) {
+      for (int i = 0; i < 3; ++i) ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(i)}).ok());
+      auto messages = w->PrepareCommit().value();
+      ASSERT_EQ(messages.size(), 1u);
+      ASSERT_EQ(messages[0].new_files.size(), 1u);
+      EXPECT_EQ(messages[0].new_files[0].min_sequence_number, (commit - 1) * 3);
+      EXPECT_EQ(messages[0].new_files[0].max_sequence_number, (commit - 1) * 3 + 2);
+      ASSERT_TRUE(testing::CommitMessages(path, messages, "session-" + std::to_string(session), commit).ok());
+    }
+  }
+  EXPECT_EQ(testing::ReadTable(path).value().size(), 12u);
+}
+
+TEST_F(TableWriteTest, RefusesWhatItCannotWrite) {
+  auto refuse = [&](TableSchema schema) {
+    auto w = TableWrite::Create(FileSystem::Local(), dir_.path() + "/x", schema, "u", {});
+    return w.ok() ? Status::OK() : w.status();
+  };
+  std::vector<DataField> pk_fields = {Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())};
+  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {})).ok());  // dynamic bucket
+  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "-1"}})).ok());
+  // Dynamic bucket with a primary key lacking a partition column: cross-partition update mode.
+  std::vector<DataField> partitioned = {Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String(false))};
+  EXPECT_TRUE(refuse(WriterTestSchema(partitioned, {"id"}, {"v"}, {{"bucket", "-1"}})).IsNotSupported());
+  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "-2"}})).IsNotSupported());
+  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "0"}})).IsInvalidArgument());
+  EXPECT_TRUE(
+      refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"merge-engine", "first-row"}})).IsNotSupported());
+  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"deletion-vectors.enabled", "true"}}))
+                  .IsNotSupported());
+  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"file.format", "orc"}})).IsNotSupported());
+  EXPECT_TRUE(
+      refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"changelog-producer", "lookup"}})).IsNotSupported());
+  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"bucket-key", "v"}})).IsInvalidArgument());
+  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {}, {}, {{"bucket", "2"}})).IsInvalidArgument());  // no bucket-key
+  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"write-buffer-size", "lots"}}))
+                  .IsInvalidArgument());
+  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"write-buffer-size", "1 mb"}})).ok());
+}
+
+TEST_F(TableWriteTest, RejectsValuesThatDoNotFit) {
+  TableSchema schema =
+      WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "t", DataType::TinyInt()),
+                        Field(2, "d", DataType::Decimal(4, 1)), Field(3, "s", DataType::String(false))},
+                       {"id"}, {}, {{"bucket", "1"}});
+  std::string path = MakeTable(schema);
+  auto w = Writer(path, schema);
+  Status st = w->Write(RowKind::kInsert, Row{I(1), I(1), Datum(DecimalValue{1}), Datum()});
+  EXPECT_TRUE(st.IsInvalidArgument());
+  EXPECT_NE(st.message().find("'s'"), std::string::npos) << st.message();
+  EXPECT_TRUE(w->Write(RowKind::kInsert, Row{I(1), I(300), Datum(DecimalValue{1}), Datum("x")}).IsInvalidArgument());
+  EXPECT_TRUE(w->Write(RowKind::kInsert, Row{I(1), I(1), Datum(DecimalValue{12345}), Datum("x")}).IsInvalidArgument());
+  EXPECT_TRUE(w->Write(RowKind::kInsert, Row{I(1), Datum("1"), Datum(DecimalValue{1}), Datum("x")}).IsInvalidArgument());
+  EXPECT_TRUE(w->Write(RowKind::kInsert, Row{I(1), I(1), Datum(DecimalValue{1})}).IsInvalidArgument());
+  // TIMESTAMP(9) values outside what the Parquet writer can store are refused at Write, not at flush.
+  TableSchema ts_schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "ts", DataType::Timestamp(9))},
+                                           {"id"}, {}, {{"bucket", "1"}});
+  auto ts_writer = Writer(MakeTable(ts_schema), ts_schema);
+  EXPECT_TRUE(ts_writer->Write(RowKind::kInsert, Row{I(1), Datum(TimestampValue{-30000000000000, 0})}).IsInvalidArgument());
+  EXPECT_TRUE(ts_writer->Write(RowKind::kInsert, Row{I(1), Datum(TimestampValue{1700000000000, 5})}).ok());
+  EXPECT_TRUE(ts_writer->PrepareCommit().ok());
+  // The writer stays usable after a refused row.
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(1), I(-128), Datum(DecimalValue{9999}), Datum("x")}).ok());
+  auto messages = w->PrepareCommit().value();
+  ASSERT_TRUE(testing::CommitMessages(path, messages, "user-1", 1).ok());
+  EXPECT_EQ(testing::ReadTable(path).value(), (std::vector<Row>{{I(1), I(-128), Datum(DecimalValue{9999}), Datum("x")}}));
+}
+
+TEST_F(TableWriteTest, IgnoreDeleteDropsRetractions) {
+  TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())},
+                                        {"id"}, {}, {{"bucket", "1"}, {"ignore-delete", "true"}});
+  std::string path = MakeTable(schema);
+  auto w = Writer(path, schema);
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(1), Datum("a")}).ok());
+  ASSERT_TRUE(testing::CommitMessages(path, w->PrepareCommit().value(), "user-1", 1).ok());
+  ASSERT_TRUE(w->Write(RowKind::kDelete, Row{I(1), Datum("a")}).ok());
+  ASSERT_TRUE(w->Write(RowKind::kUpdateBefore, Row{I(1), Datum("a")}).ok());
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(2), Datum("b")}).ok());
+  EXPECT_EQ(w->metrics().rows_dropped, 2);
+  auto messages = w->PrepareCommit().value();
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_EQ(messages[0].new_files[0].row_count, 1);
+  EXPECT_EQ(messages[0].new_files[0].delete_row_count, 0);
+  ASSERT_TRUE(testing::CommitMessages(path, messages, "user-1", 2).ok());
+  EXPECT_EQ(testing::SortedRows(testing::ReadTable(path).value()),
+            (std::vector<Row>{{I(1), Datum("a")}, {I(2), Datum("b")}}));
+}
+
+TEST_F(TableWriteTest, SequenceNumbersRestoreAcrossSessions) {
+  TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())},
+                                        {"id"}, {}, {{"bucket", "2"}});
+  std::string path = MakeTable(schema);
+  std::map<int32_t, int64_t> max_seq;
+  {
+    auto w = Writer(path, schema);
+    for (int64_t k = 0; k < 50; ++k) ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(k), Datum("first")}).ok());
+    auto messages = w->PrepareCommit().value();
+    ASSERT_EQ(messages.size(), 2u);
+    for (const auto& m : messages) {
+      EXPECT_EQ(m.new_files[0].min_sequence_number, 0);  // a new bucket starts at 0
+      max_seq[m.bucket] = m.new_files[0].max_sequence_number;
+    }
+    ASSERT_TRUE(testing::CommitMessages(path, messages, "session-1", 1).ok());
+  }
+  {
+    // A second writer continues each bucket after its live files' largest sequence number, so its
+    // updates win over the first session's rows.
+    auto w = TableWrite::Create(FileSystem::Local(), path, schema, "session-2", {}).value();
+    for (int64_t k = 0; k < 50; k += 2) ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(k), Datum("second")}).ok());
+    ASSERT_TRUE(w->Write(RowKind::kDelete, Row{I(1), Datum()}).ok());
+    auto messages = w->PrepareCommit().value();
+    for (const auto& m : messages) EXPECT_EQ(m.new_files[0].min_sequence_number, max_seq[m.bucket] + 1);
+    ASSERT_TRUE(testing::CommitMessages(path, messages, "session-2", 1).ok());
+    // The same writer keeps counting across its own commits.
+    for (const auto& m : messages) max_seq[m.bucket] = m.new_files[0].max_sequence_number;
+    ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(0), Datum("third")}).ok());
+    auto more = w->PrepareCommit().value();
+    ASSERT_EQ(more.size(), 1u);
+    EXPECT_EQ(more[0].new_files[0].min_sequence_number, max_seq[more[0].bucket] + 1);
+    ASSERT_TRUE(testing::CommitMessages(path, more, "session-2", 2).ok());
+  }
+  std::vector<Row> expected;
+  for (int64_t k = 0; k < 50; ++k) {
+    if (k == 1) continue;
+    expected.push_back({I(k), Datum(k == 0 ? "third" : k % 2 == 0 ? "second" : "first")});
+  }
+  EXPECT_EQ(testing::SortedRows(testing::ReadTable(path).value()), expected);
+}
+
+TEST_F(TableWriteTest, SmallBudgetFlushesManyBucketsAndReadsBack) {
+  TableSchema schema = WriterTestSchema({Field(0, "p", DataType::Int(false)), Field(1, "id", DataType::BigInt(false)),
+                                         Field(2, "v", DataType::String())},
+                                        {"p", "id"}, {"p"}, {{"bucket", "4"}});
+  std::string path = MakeTable(schema);
+  TableWriteConfig config;
+  config.write_buffer_size = 64 * 1024;
+  auto w = Writer(path, schema, config);
+  std::mt19937_64 rng(7);
+  std::map<std::pair<int64_t, int64_t>, std::string> model;
+  for (int i = 0; i < 3000; ++i) {
+    int64_t p = static_cast<int64_t>(rng() % 3), id = static_cast<int64_t>(rng() % 300);
+    if (rng() % 5 == 0) {
+      ASSERT_TRUE(w->Write(RowKind::kDelete, Row{I(p), I(id), Datum()}).ok());
+      model.erase({p, id});
+    } else {
+      std::string v = "value-" + std::to_string(i);
+      ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(p), I(id), Datum(v)}).ok());
+      model[{p, id}] = v;
+    }
+    EXPECT_LE(w->buffered_bytes(), 64 * 1024);
+  }
+  EXPECT_GT(w->metrics().memory_flushes, 10);
+  auto messages = w->PrepareCommit().value();
+  size_t files = 0;
+  for (const auto& m : messages) files += m.new_files.size();
+  EXPECT_GT(files, messages.size());  // several level-0 files per bucket
+  EXPECT_EQ(messages.size(), 12u);    // 3 partitions x 4 buckets
+  ASSERT_TRUE(testing::CommitMessages(path, messages, "user-1", 1).ok());
+  std::vector<Row> expected;
+  for (const auto& [key, v] : model) expected.push_back({I(key.first), I(key.second), Datum(v)});
+  EXPECT_EQ(testing::SortedRows(testing::ReadTable(path).value()), expected);
+}
+
+TEST_F(TableWriteTest, ChangelogProducerInputWritesEveryRecord) {
+  TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())},
+                                        {"id"}, {}, {{"bucket", "1"}, {"changelog-producer", "input"}});
+  std::string path = MakeTable(schema);
+  auto w = Writer(path, schema);
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(2), Datum("a")}).ok());
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(1), Datum("b")}).ok());
+  ASSERT_TRUE(w->Write(RowKind::kUpdateBefore, Row{I(2), Datum("a")}).ok());
+  ASSERT_TRUE(w->Write(RowKind::kUpdateAfter, Row{I(2), Datum("c")}).ok());
+  auto messages = w->PrepareCommit().value();
+  ASSERT_EQ(messages.size(), 1u);
+  ASSERT_EQ(messages[0].new_files.size(), 1u);
+  ASSERT_EQ(messages[0].changelog_files.size(), 1u);
+  const DataFileMeta& data = messages[0].new_files[0];
+  const DataFileMeta& changelog = messages[0].changelog_files[0];
+  EXPECT_EQ(data.row_count, 2);  // one row per key
+  EXPECT_EQ(changelog.row_count, 4);
+  EXPECT_EQ(changelog.delete_row_count, 1);
+  EXPECT_EQ(changelog.file_name.rfind("changelog-", 0), 0u);
+  // Data and changelog files share the writer's UUID and counter.
+  EXPECT_EQ(data.file_name.substr(5, 36), changelog.file_name.substr(10, 36));
+  ASSERT_TRUE(testing::CommitMessages(path, messages, "user-1", 1).ok());
+  EXPECT_EQ(testing::SortedRows(testing::ReadTable(path).value()),
+            (std::vector<Row>{{I(1), Datum("b")}, {I(2), Datum("c")}}));
+}
+
+TEST_F(TableWriteTest, MergeEnginesFoldInTheBuffer) {
+  TableSchema partial = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "a", DataType::String()),
+                                          Field(2, "b", DataType::Int())},
+                                         {"id"}, {}, {{"bucket", "1"}, {"merge-engine", "partial-update"}});
+  std::string path = MakeTable(partial);
+  auto w = Writer(path, partial);
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(1), Datum("x"), Datum()}).ok());
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(1), Datum(), I(5)}).ok());
+  auto messages = w->PrepareCommit().value();
+  EXPECT_EQ(messages[0].new_files[0].row_count, 1);  // folded before the flush
+  ASSERT_TRUE(testing::CommitMessages(path, messages, "user-1", 1).ok());
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(1), Datum("y"), Datum()}).ok());
+  ASSERT_TRUE(testing::CommitMessages(path, w->PrepareCommit().value(), "user-1", 2).ok());
+  EXPECT_EQ(testing::ReadTable(path).value(), (std::vector<Row>{{I(1), Datum("y"), I(5)}}));
+  // Deletes are refused by default.
+  ASSERT_TRUE(w->Write(RowKind::kDelete, Row{I(1), Datum(), Datum()}).ok());
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(1), Datum("z"), Datum()}).ok());
+  EXPECT_TRUE(w->PrepareCommit().status().IsInvalidArgument());
+  EXPECT_FALSE(w->Write(RowKind::kInsert, Row{I(2), Datum(), Datum()}).ok()) << "a failed writer refuses more rows";
+
+  TableSchema agg = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "n", DataType::BigInt()),
+                                      Field(2, "m", DataType::Int())},
+                                     {"id"}, {},
+                                     {{"bucket", "1"}, {"merge-engine", "aggregation"},
+                                      {"fields.n.aggregate-function", "sum"}, {"fields.m.aggregate-function", "max"},
+                                      {"fields.m.ignore-retract", "true"}});
+  std::string agg_path = MakeTable(agg);
+  auto a = Writer(agg_path, agg);
+  ASSERT_TRUE(a->Write(RowKind::kInsert, Row{I(1), I(10), I(3)}).ok());
+  ASSERT_TRUE(a->Write(RowKind::kInsert, Row{I(1), I(5), I(9)}).ok());
+  ASSERT_TRUE(a->Write(RowKind::kUpdateBefore, Row{I(1), I(10), I(3)}).ok());
+  ASSERT_TRUE(testing::CommitMessages(agg_path, a->PrepareCommit().value(), "user-1", 1).ok());
+  ASSERT_TRUE(a->Write(RowKind::kInsert, Row{I(1), I(1), I(2)}).ok());
+  ASSERT_TRUE(testing::CommitMessages(agg_path, a->PrepareCommit().value(), "user-1", 2).ok());
+  // n: 10 + 5 - 10 (retracted) + 1; m: max ignoring the retraction.
+  EXPECT_EQ(testing::ReadTable(agg_path).value(), (std::vector<Row>{{I(1), I(6), I(9)}}));
+  // A retraction an aggregate function cannot take fails the flush, as in Java.
+  TableSchema no_retract = agg;
+  no_retract.RemoveOption("fields.m.ignore-retract");
+  auto r = Writer(MakeTable(no_retract), no_retract);
+  ASSERT_TRUE(r->Write(RowKind::kInsert, Row{I(1), I(10), I(3)}).ok());
+  ASSERT_TRUE(r->Write(RowKind::kUpdateBefore, Row{I(1), I(10), I(3)}).ok());
+  EXPECT_TRUE(r->PrepareCommit().status().IsNotSupported());
+}
+
+TEST_F(TableWriteTest, SequenceFieldOrdersUpdates) {
+  TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "ts", DataType::BigInt()),
+                                         Field(2, "v", DataType::String())},
+                                        {"id"}, {}, {{"bucket", "1"}, {"sequence.field", "ts"}});
+  std::string path = MakeTable(schema);
+  auto w = Writer(path, schema);
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(1), I(20), Datum("newer")}).ok());
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(1), I(10), Datum("older")}).ok());
+  ASSERT_TRUE(testing::CommitMessages(path, w->PrepareCommit().value(), "user-1", 1).ok());
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(1), I(15), Datum("late")}).ok());
+  ASSERT_TRUE(testing::CommitMessages(path, w->PrepareCommit().value(), "user-1", 2).ok());
+  EXPECT_EQ(testing::ReadTable(path).value(), (std::vector<Row>{{I(1), I(20), Datum("newer")}}));
+}
+
+TEST_F(TableWriteTest, AbortDeletesUnhandedFiles) {
+  TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())},
+                                        {"id"}, {}, {{"bucket", "1"}});
+  std::string path = MakeTable(schema);
+  TableWriteConfig config;
+  config.write_buffer_size = 4096;
+  auto w = Writer(path, schema, config);
+  for (int64_t k = 0; k < 500; ++k) ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(k), Datum("v")}).ok());
+  ASSERT_GT(w->metrics().data_files, 0);
+  EXPECT_GT(FileSystem::Local()->ListDir(path + "/bucket-0").value().size(), 0u);
+  w->Abort();
+  EXPECT_EQ(FileSystem::Local()->ListDir(path + "/bucket-0").value().size(), 0u);
+  EXPECT_TRUE(w->PrepareCommit().value().empty());
+}
+}  // namespace
+}  // namespace tide
