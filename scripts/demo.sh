@@ -3,11 +3,11 @@
 #   1. Tables written by Java Paimon (tests/fixtures/paimon-java/parquet), queried with `tide sql`:
 #      the latest state, time travel, a primary-key table merged on read.
 #   2. A local PostgreSQL 15 that the demo starts (initdb in a temporary folder, wal_level=logical, a
-#      free port on 127.0.0.1), a live workload of inserts, updates and deletes on an `orders` table
-#      while `tide pg tail` streams the decoded changes; the changes are loaded into a Paimon
-#      primary-key table with `tide write` (merge by key), and the lake is checked row for row against
-#      PostgreSQL. (`tide sync postgres` will do this continuously and exactly once; until it lands the
-#      demo chains the parts by hand.)
+#      free port on 127.0.0.1) with the field report's `orders` table (200,000 rows); `tide sync
+#      postgres` copies it and then follows a live workload of inserts, updates and deletes; the demo
+#      runs the field report's checks (row counts, key range and distinct keys, an UPDATE visible in
+#      `tide sql` within a second), stops the sync with SIGTERM and checks the lake row for row against
+#      PostgreSQL.
 # Everything is removed on exit unless TIDE_DEMO_KEEP=1.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,7 +32,7 @@ show "$tide" sql --warehouse "$wh_java" \
   "SELECT snapshot_id, commit_kind, total_record_count FROM pk_09.\"pk_09\$snapshots\" ORDER BY 1"
 
 # ---------------------------------------------------------------------------------------------------
-section "2. PostgreSQL -> tide pg tail -> tide write -> Paimon table, checked against PostgreSQL"
+section "2. PostgreSQL -> tide sync postgres -> Paimon table, checked against PostgreSQL"
 work="$(mktemp -d /tmp/tide-demo.XXXXXX)"
 chmod 755 "$work"
 pg_bin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
@@ -42,9 +42,9 @@ as_pg() {  # initdb and postgres refuse to run as root: run them as the package'
 }
 mkdir -p "$work/pg" "$work/sock"
 [ "$(id -u)" -ne 0 ] || chown postgres: "$work/pg" "$work/sock"
-tail_pid=""
+sync_pid=""
 cleanup() {
-  [ -z "$tail_pid" ] || kill "$tail_pid" 2>/dev/null || true
+  [ -z "$sync_pid" ] || kill -9 "$sync_pid" 2>/dev/null || true
   as_pg "$pg_bin/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
   if [ "${TIDE_DEMO_KEEP:-0}" = 1 ]; then echo "demo: kept $work"; else rm -rf "$work"; fi
 }
@@ -67,51 +67,55 @@ echo "PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}') on 127.0.0.1
 
 psql_q -c "CREATE TABLE orders (order_id bigint PRIMARY KEY, user_id bigint NOT NULL, amount numeric(10,2),
              status text, create_time timestamp(3), update_time timestamp(3))"
+psql_q -c "INSERT INTO orders SELECT g, (g * 7919) % 1000, round((g % 9973) * 1.37, 2), 'created',
+             timestamp '2026-11-01 08:00:00' + g * interval '1.001 second', NULL FROM generate_series(1, 200000) g"
+echo "orders: $(psql_q -tAc "SELECT count(*) FROM orders") rows"
 
-# The tail starts before the workload, on a temporary slot: every change after it is streamed.
-printf '\n$ tide pg tail --postgres "%s" --tables public.orders --temporary > changes.jsonl &\n' "$conn"
-"$tide" pg tail --postgres "$conn" --tables public.orders --temporary >"$work/changes.jsonl" 2>"$work/tail.log" &
-tail_pid=$!
-for _ in $(seq 1 100); do
-  [ "$(psql_q -tAc "SELECT count(*) FROM pg_replication_slots WHERE active")" -ge 1 ] && break
-  sleep 0.2
+wh="$work/lake"
+printf '\n$ tide sync postgres --warehouse %s --database shop --postgres "%s" --tables public.orders --table-conf bucket=4 &\n' "$wh" "$conn"
+"$tide" sync postgres --warehouse "$wh" --database shop --postgres "$conn" --tables public.orders \
+  --table-conf bucket=4 2> >(sed 's/^/  | /' >&2) &
+sync_pid=$!
+lake_count() { "$tide" sql --warehouse "$wh" --format csv "SELECT count(*) FROM shop.orders" 2>/dev/null | tail -1; }
+for _ in $(seq 1 600); do
+  [ "$(lake_count)" = "200000" ] && break
+  sleep 0.1
 done
+echo "The initial copy is in the lake: $(lake_count) rows"
 
-echo "Workload: 20 transactions of inserts, updates and deletes, one every 100 ms"
+echo "Workload: 20 transactions of inserts, updates and deletes, one every 100 ms, while the sync runs"
 for batch in $(seq 0 19); do
   psql_q <<SQL
 BEGIN;
 INSERT INTO orders
   SELECT g, (g * 7919) % 1000, round((g % 9973) * 1.37, 2), 'created',
          timestamp '2026-11-01 08:00:00' + g * interval '1.001 second', NULL
-  FROM generate_series($batch * 500 + 1, $batch * 500 + 500) g;
+  FROM generate_series(200000 + $batch * 500 + 1, 200000 + $batch * 500 + 500) g;
 UPDATE orders SET status = 'paid', amount = amount + 1, update_time = create_time + interval '5 minutes'
-  WHERE order_id % 3 = 0 AND order_id > $batch * 500 - 1000 AND status = 'created';
-DELETE FROM orders WHERE order_id % 17 = 0 AND order_id <= $batch * 500;
+  WHERE order_id % 3 = 0 AND order_id > 200000 + $batch * 500 - 1000 AND status = 'created';
+DELETE FROM orders WHERE order_id % 17 = 0 AND order_id <= 200000 + $batch * 500;
 COMMIT;
 SQL
   sleep 0.1
 done
-psql_q -c "INSERT INTO orders VALUES (999999999, 1, 0.01, 'last', now(), NULL)"
-for _ in $(seq 1 300); do
-  grep -q '"order_id":999999999' "$work/changes.jsonl" && break
-  sleep 0.1
+
+echo
+echo "The field report's checks (§3.7), while the sync runs:"
+pg_count="$(psql_q -tAc "SELECT count(*) FROM orders")"
+for _ in $(seq 1 300); do [ "$(lake_count)" = "$pg_count" ] && break; sleep 0.1; done
+echo "  row count:   PostgreSQL $pg_count, lake $(lake_count)"
+echo "  keys:        PostgreSQL $(psql_q -tAc "SELECT min(order_id) || ' .. ' || max(order_id) || ', ' || count(DISTINCT order_id) || ' distinct' FROM orders")"
+echo "               lake       $("$tide" sql --warehouse "$wh" --format csv "SELECT min(order_id) || ' .. ' || max(order_id) || ', ' || count(DISTINCT order_id) || ' distinct' FROM shop.orders" | tail -1)"
+start_ns=$(date +%s%N)
+psql_q -c "UPDATE orders SET status = 'refunded' WHERE order_id = 42"
+for _ in $(seq 1 100); do
+  [ "$("$tide" sql --warehouse "$wh" --format csv "SELECT status FROM shop.orders WHERE order_id = 42" | tail -1)" = "refunded" ] && break
+  sleep 0.05
 done
-kill "$tail_pid"; wait "$tail_pid" 2>/dev/null || true; tail_pid=""
-echo "Streamed $(wc -l <"$work/changes.jsonl") changes; the first two:"
-head -2 "$work/changes.jsonl"
+echo "  an UPDATE:   visible in tide sql after $(( ($(date +%s%N) - start_ns) / 1000000 )) ms"
 
-wh="$work/lake"
-mkdir -p "$wh"
-show "$tide" table create --warehouse "$wh" shop.orders \
-  --columns "order_id BIGINT, user_id BIGINT, amount DECIMAL(10, 2), status STRING, create_time TIMESTAMP(3), update_time TIMESTAMP(3)" \
-  --primary-keys order_id --option bucket=4
-
-# The change lines become a CSV with a row-kind column, in stream order (DuckDB reads the JSON lines).
-"$tide" sql --warehouse "$wh" "COPY (SELECT kind AS op, row.order_id, row.user_id, row.amount, row.status,
-    row.create_time, row.update_time FROM read_json('$work/changes.jsonl', format => 'newline_delimited')
-    WHERE kind IN ('+I', '+U', '-D')) TO '$work/changes.csv' (HEADER)" >/dev/null
-show "$tide" write --warehouse "$wh" --table shop.orders --input "$work/changes.csv" --row-kind-column op
+printf '\n$ kill -TERM %s   # the sync commits what it holds, acknowledges it, exits 0\n' "$sync_pid"
+kill -TERM "$sync_pid"; wait "$sync_pid"; sync_pid=""
 show "$tide" sql --warehouse "$wh" \
   "SELECT status, count(*) AS orders, sum(amount) AS amount FROM shop.orders GROUP BY status ORDER BY status"
 show "$tide" table describe --warehouse "$wh" shop.orders

@@ -3,7 +3,6 @@
 namespace tide::testing {
 namespace {
 
-Status Injected(const std::string& what) { return Status::IOError("injected fault: {}", what); }
 
 // Counts Append and Close of a file opened through the fault file system.
 class FaultWritableFile final : public WritableFile {
@@ -19,10 +18,10 @@ class FaultWritableFile final : public WritableFile {
   template <typename F>
   Status Step(std::string what, F op) {
     auto fault = fs_->Count(what);
-    if (fault == FaultFileSystem::When::kBefore) return Injected(what);
+    if (fault == FaultFileSystem::When::kBefore) return fs_->InjectedError(what);
     Status s = op();
     if (!s.ok()) return s;
-    if (fault == FaultFileSystem::When::kAfter) return Injected(what);
+    if (fault == FaultFileSystem::When::kAfter) return fs_->InjectedError(what);
     return Status::OK();
   }
 
@@ -33,13 +32,20 @@ class FaultWritableFile final : public WritableFile {
 
 }  // namespace
 
-void FaultFileSystem::FailAt(int64_t k, When when) {
+void FaultFileSystem::FailAt(int64_t k, When when, Fault fault) {
   std::lock_guard<std::mutex> lock(mu_);
   count_ = 0;
   fail_at_ = k;
   when_ = when;
+  fault_ = fault;
   fired_ = false;
   log_.clear();
+}
+
+Status FaultFileSystem::InjectedError(const std::string& what) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (fault_ == Fault::kAlreadyExists) return Status::AlreadyExists("injected fault: {}", what);
+  return Status::IOError("injected fault: {}", what);
 }
 
 void FaultFileSystem::Reset() {
@@ -79,27 +85,27 @@ std::optional<FaultFileSystem::When> FaultFileSystem::Count(std::string descript
 Result<std::unique_ptr<WritableFile>> FaultFileSystem::NewWritableFile(const std::string& path) {
   std::string what = "create " + path;
   auto fault = Count(what);
-  if (fault == When::kBefore) return Injected(what);
+  if (fault == When::kBefore) return InjectedError(what);
   TIDE_ASSIGN_OR_RETURN(auto file, base_->NewWritableFile(path));
-  if (fault == When::kAfter) return Injected(what);  // the empty file stays behind, as after a crash
+  if (fault == When::kAfter) return InjectedError(what);  // the empty file stays behind, as after a crash
   return std::unique_ptr<WritableFile>(new FaultWritableFile(this, path, std::move(file)));
 }
 
 Status FaultFileSystem::RenameNoReplace(const std::string& from, const std::string& to) {
   std::string what = "rename " + from + " -> " + to;
   auto fault = Count(what);
-  if (fault == When::kBefore) return Injected(what);
+  if (fault == When::kBefore) return InjectedError(what);
   TIDE_RETURN_IF_ERROR(base_->RenameNoReplace(from, to));
-  if (fault == When::kAfter) return Injected(what);
+  if (fault == When::kAfter) return InjectedError(what);
   return Status::OK();
 }
 
 Status FaultFileSystem::WriteFileAtomic(const std::string& path, std::string_view data) {
   std::string what = "write-atomic " + path;
   auto fault = Count(what);
-  if (fault == When::kBefore) return Injected(what);
+  if (fault == When::kBefore) return InjectedError(what);
   TIDE_RETURN_IF_ERROR(base_->WriteFileAtomic(path, data));
-  if (fault == When::kAfter) return Injected(what);
+  if (fault == When::kAfter) return InjectedError(what);
   return Status::OK();
 }
 

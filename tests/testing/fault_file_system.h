@@ -7,7 +7,8 @@
 //
 // Every counted operation is logged ("create <path>", "rename <from> -> <to>", ...) so a test can say
 // which step it broke. Thread-safety: all methods may be called from any thread (a mutex guards the
-// counter and the log).
+// counter and the log). The injected error is IOError, or AlreadyExists (FailAt's `fault`), as an
+// object store may report for an exclusive create it retried after the object was written.
 #pragma once
 
 #include <cstdint>
@@ -24,12 +25,13 @@ namespace tide::testing {
 class FaultFileSystem final : public FileSystem {
  public:
   enum class When { kBefore, kAfter };
+  enum class Fault { kIOError, kAlreadyExists };
 
   // REQUIRES: `base` outlives this wrapper.
   explicit FaultFileSystem(FileSystem* base) : base_(base) {}
 
   // Fail the `k`-th counted operation from now on (1-based); the counter restarts at 0.
-  void FailAt(int64_t k, When when = When::kBefore);
+  void FailAt(int64_t k, When when = When::kBefore, Fault fault = Fault::kIOError);
   // No failure; the counter and the log restart.
   void Reset();
   // Counted operations since the last FailAt/Reset.
@@ -56,6 +58,8 @@ class FaultFileSystem final : public FileSystem {
   // Counts one operation; returns the failure to inject before or after it, if this is the one.
   // (Used by the wrapped WritableFile too.)
   std::optional<When> Count(std::string description);
+  // The error an injected fault returns.
+  Status InjectedError(const std::string& what) const;
 
  private:
   FileSystem* base_;
@@ -63,6 +67,7 @@ class FaultFileSystem final : public FileSystem {
   int64_t count_ = 0;
   std::optional<int64_t> fail_at_;
   When when_ = When::kBefore;
+  Fault fault_ = Fault::kIOError;
   bool fired_ = false;
   std::vector<std::string> log_;
 };

@@ -60,6 +60,36 @@ std::vector<std::string> SplitTrimmed(std::string_view s, char sep) {
   return out;
 }
 
+Result<int64_t> ParseDurationMillis(std::string_view text, std::string_view what) {
+  std::string_view t = Trim(text);
+  size_t digits = 0;
+  while (digits < t.size() && t[digits] >= '0' && t[digits] <= '9') ++digits;
+  if (digits == 0) {
+    return Status::InvalidArgument("{} '{}' is not a duration (a number and a unit, e.g. 500ms, 2s, 1min)", what,
+                                   text);
+  }
+  auto number = ParseInt64(t.substr(0, digits), what);
+  if (!number.ok()) return Status::InvalidArgument("{} '{}' is too large", what, text);
+  std::string unit = ToLower(Trim(t.substr(digits)));
+  int64_t scale = 0;
+  if (unit.empty() || unit == "ms" || unit == "milli" || unit == "millis" || unit == "millisecond" ||
+      unit == "milliseconds") {
+    scale = 1;
+  } else if (unit == "s" || unit == "sec" || unit == "secs" || unit == "second" || unit == "seconds") {
+    scale = 1000;
+  } else if (unit == "m" || unit == "min" || unit == "mins" || unit == "minute" || unit == "minutes") {
+    scale = 60'000;
+  } else if (unit == "h" || unit == "hour" || unit == "hours") {
+    scale = 3'600'000;
+  } else if (unit == "d" || unit == "day" || unit == "days") {
+    scale = 86'400'000;
+  } else {
+    return Status::InvalidArgument("{} '{}': unknown time unit '{}' (use ms, s, min, h or d)", what, text, unit);
+  }
+  if (*number > INT64_MAX / scale) return Status::InvalidArgument("{} '{}' is too large", what, text);
+  return *number * scale;
+}
+
 Result<int64_t> ParseInt64(std::string_view s, std::string_view what) {
   s = Trim(s);
   int64_t v = 0;

@@ -36,4 +36,8 @@ std::string Join(const Range& parts, std::string_view sep) {
 // Parses a whole decimal integer; fails (naming `what`) on anything else, including overflow.
 Result<int64_t> ParseInt64(std::string_view s, std::string_view what);
 
+// A duration as Java's TimeUtils.parseDuration writes it, in milliseconds: a number and a unit (ms,
+// s, min, h, d and their long names; blanks allowed; no unit: milliseconds). Fails naming `what`.
+Result<int64_t> ParseDurationMillis(std::string_view text, std::string_view what);
+
 }  // namespace tide

@@ -6,6 +6,7 @@
 #include "tide/base/logging.h"
 #include "tide/cli/pg_tail_command.h"
 #include "tide/cli/sql_command.h"
+#include "tide/cli/sync_command.h"
 #include "tide/cli/table_command.h"
 #include "tide/cli/write_command.h"
 
@@ -18,6 +19,7 @@ int Main(int argc, char** argv) {
   app.add_flag("-v,--verbose", verbose, "Log debug detail to stderr");
   RegisterPgTail(app);
   RegisterSql(app);
+  RegisterSync(app);
   RegisterTable(app);
   RegisterWrite(app);
   CLI11_PARSE(app, argc, argv);

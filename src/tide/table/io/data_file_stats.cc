@@ -125,6 +125,19 @@ void AppendUtf8(uint32_t cp, std::string* out) {
 }
 
 bool HasMinMax(const DataType& type) {
+  // TIMESTAMP(7..9) is INT96 in Java's files: no usable statistics.
+  bool int96 = (type.root() == TypeRoot::kTimestamp || type.root() == TypeRoot::kTimestampLtz) && type.precision() > 6;
+  return IsStatsComparable(type) && !int96;
+}
+
+bool HasNoStatistics(const DataType& type) {
+  // Nested columns and VARIANT are Parquet groups: Java finds no statistics under the field's name.
+  return type.IsNested() || type.root() == TypeRoot::kVariant;
+}
+
+}  // namespace
+
+bool IsStatsComparable(const DataType& type) {
   switch (type.root()) {
     case TypeRoot::kBoolean:
     case TypeRoot::kTinyInt:
@@ -138,21 +151,13 @@ bool HasMinMax(const DataType& type) {
     case TypeRoot::kVarChar:
     case TypeRoot::kDate:
     case TypeRoot::kTime:
-      return true;
     case TypeRoot::kTimestamp:
     case TypeRoot::kTimestampLtz:
-      return type.precision() <= 6;  // TIMESTAMP(7..9) is INT96 in Java's files: no usable statistics
-    default:
-      return false;  // binary (not Comparable in Java), nested, variant
+      return true;
+    default:  // byte[] and nested values are not Comparable in Java
+      return false;
   }
 }
-
-bool HasNoStatistics(const DataType& type) {
-  // Nested columns and VARIANT are Parquet groups: Java finds no statistics under the field's name.
-  return type.IsNested() || type.root() == TypeRoot::kVariant;
-}
-
-}  // namespace
 
 std::string TruncateStringMin(std::string_view utf8, int32_t n) { return std::string(utf8.substr(0, PrefixBytes(utf8, n))); }
 

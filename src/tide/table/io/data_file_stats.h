@@ -60,6 +60,10 @@ Result<std::vector<StatsMode>> StatsModesFor(const TableSchema& schema, const st
 // Whether `name` is one of Paimon's system column names (SpecialFields.isSystemField).
 bool IsSystemColumnName(std::string_view name);
 
+// Whether Java compares values of `type` in statistics (its Comparable types: numbers, strings, dates,
+// times, timestamps; not binary or nested values).
+bool IsStatsComparable(const DataType& type);
+
 // The statistics of one column; a NULL Datum is an absent min or max.
 struct ColumnStats {
   Datum min;

@@ -220,28 +220,6 @@ Result<std::string> EncodeIndexManifest(const std::vector<IndexManifestEntry>& e
 // ---------------------------------------------------------------------------------------------------
 // Partition statistics
 
-bool IsStatsComparable(const DataType& type) {
-  switch (type.root()) {
-    case TypeRoot::kBoolean:
-    case TypeRoot::kTinyInt:
-    case TypeRoot::kSmallInt:
-    case TypeRoot::kInt:
-    case TypeRoot::kBigInt:
-    case TypeRoot::kFloat:
-    case TypeRoot::kDouble:
-    case TypeRoot::kDecimal:
-    case TypeRoot::kChar:
-    case TypeRoot::kVarChar:
-    case TypeRoot::kDate:
-    case TypeRoot::kTime:
-    case TypeRoot::kTimestamp:
-    case TypeRoot::kTimestampLtz:
-      return true;
-    default:  // byte[] and nested values are not Comparable in Java
-      return false;
-  }
-}
-
 int JavaCompareValues(const Datum& a, const Datum& b, const DataType& type) {
   switch (type.root()) {
     case TypeRoot::kFloat:

@@ -34,6 +34,7 @@
 #include "tide/codec/avro_value.h"
 #include "tide/codec/avro_writer.h"
 #include "tide/io/file_system.h"
+#include "tide/table/io/data_file_stats.h"
 #include "tide/table/manifest/manifest.h"
 #include "tide/types/data_type.h"
 #include "tide/types/datum.h"
@@ -85,7 +86,7 @@ class PartitionStatsCollector {
 // Java's compareTo order of two non-null partition (or key) values of `type`.
 int JavaCompareValues(const Datum& a, const Datum& b, const DataType& type);
 // Whether Java's stats collector keeps min/max for values of `type` (the value class is Comparable).
-bool IsStatsComparable(const DataType& type);
+
 
 // Names new manifest-like files. Thread-safe.
 class ManifestFileNamer {

@@ -320,13 +320,6 @@ Result<int64_t> FileStoreCommit::TryCommit(const TableInfo& info, const Changes&
   ManifestWriterOptions writer_options;
   writer_options.target_file_size = info.merge.target_file_size;
   ManifestFileWriter files(fs_, JoinPath(table_path_, "manifest"), info.partition_types, &namer_, writer_options);
-  auto partition_text = [&](const std::string& p) {
-    return PartitionText(info.schema.partition_keys, info.partition_types, p);
-  };
-  auto describe = [&](const ManifestEntry& e) {
-    return fmt::format("{} (partition {}, bucket {}, level {})", e.file.file_name, partition_text(e.partition),
-                       e.bucket, e.file.level);
-  };
 
   // Whether this snapshot needs the conflict check (Java skips it for plain appends in streaming).
   bool only_level0_adds = std::all_of(changes.table_files.begin(), changes.table_files.end(), [](const auto& e) {
@@ -345,266 +338,43 @@ Result<int64_t> FileStoreCommit::TryCommit(const TableInfo& info, const Changes&
       TIDE_ASSIGN_OR_RETURN(Snapshot s, snapshots_.Get(*latest_id));
       latest = std::move(s);
     }
-
     // A retry first looks for its own snapshot among the new ones.
     if (attempt > 0 && latest) {
-      for (int64_t id = previous_latest.value_or(0) + 1; id <= latest->id; ++id) {
-        auto s = snapshots_.Get(id);
-        if (!s.ok()) {
-          if (s.status().IsNotFound()) continue;
-          return s.status();
-        }
-        if (s->commit_user == options.commit_user && s->commit_identifier == options.commit_identifier &&
-            s->commit_kind == kind) {
-          return id;
-        }
-      }
+      TIDE_ASSIGN_OR_RETURN(auto own, FindOwnSnapshot(previous_latest.value_or(0) + 1, latest->id, options, kind));
+      if (own) return *own;
     }
     previous_latest = latest_id;
 
-    // The delta of this attempt; an overwrite deletes what is live in its scope now.
-    Changes delta;
-    if (overwrite && latest) {
-      std::optional<std::set<std::string>> scope;
-      if (overwrite->partitions) scope = std::set<std::string>(overwrite->partitions->begin(), overwrite->partitions->end());
-      TIDE_ASSIGN_OR_RETURN(auto live, ReadMergedEntries(files, *latest, scope));
-      for (auto& e : live) {
-        if (e.kind != FileKind::kAdd) continue;
-        if (info.num_buckets != kPostponeBucket && e.bucket < 0) continue;
-        e.kind = FileKind::kDelete;
-        delta.table_files.push_back(std::move(e));
-      }
-      if (latest->index_manifest) {
-        TIDE_ASSIGN_OR_RETURN(auto index, files.ReadIndexManifest(*latest->index_manifest));
-        for (auto& e : index) {
-          if (!overwrite->Contains(e.partition)) continue;
-          e.kind = FileKind::kDelete;
-          delta.index_files.push_back(std::move(e));
-        }
-      }
-    }
-    delta.table_files.insert(delta.table_files.end(), changes.table_files.begin(), changes.table_files.end());
-    delta.changelog_files = changes.changelog_files;
-    delta.index_files.insert(delta.index_files.end(), changes.index_files.begin(), changes.index_files.end());
-
+    TIDE_ASSIGN_OR_RETURN(Changes delta, AttemptDelta(info, files, changes, latest, overwrite));
     if (check_conflicts && !delta.table_files.empty()) {
-      // Against the live files of the changed partitions; on an empty table the delta is checked alone.
-      std::vector<ManifestEntry> base;
-      static const std::string kNobody = "(none: the table has no snapshot)";
-      if (latest) {
-        std::set<std::string> changed;
-        for (const auto& e : delta.table_files) changed.insert(e.partition);
-        TIDE_ASSIGN_OR_RETURN(base, ReadMergedEntries(files, *latest, changed));
-      }
-      ConflictContext ctx{&table_name_, &options.commit_user, latest ? latest->id : 0,
-                          latest ? &latest->commit_user : &kNobody};
-
-      if (kind != CommitKind::kOverwrite) {
-        std::map<std::string, int32_t> total_buckets;
-        for (const auto* list : {&base, &delta.table_files}) {
-          for (const auto& e : *list) {
-            if (e.total_buckets <= 0) continue;
-            auto [it, inserted] = total_buckets.emplace(e.partition, e.total_buckets);
-            if (!inserted && it->second != e.total_buckets) {
-              return ConflictError(ctx, fmt::format("the bucket count of partition {} changed from {} to {} without "
-                                                    "an overwrite (data file {})",
-                                                    partition_text(e.partition), it->second, e.total_buckets,
-                                                    e.file.file_name));
-            }
-          }
-        }
-      }
-
-      FileEntryMerger merged;
-      for (auto& e : base) {
-        if (e.kind == FileKind::kAdd) TIDE_RETURN_IF_ERROR(merged.Add(std::move(e)));
-      }
-      for (const auto& e : delta.table_files) {
-        Status s = merged.Add(e);
-        if (!s.ok()) return ConflictError(ctx, std::string(s.message()));
-      }
-      auto entries = merged.TakeEntries();
-      for (const auto& e : entries) {
-        if (e.kind == FileKind::kDelete) {
-          return ConflictError(ctx, fmt::format("data file {} is to be deleted but is not live", describe(e)));
-        }
-      }
-      if (info.has_primary_key) {
-        // Files of one (partition, bucket, level >= 1) form one sorted run: no key range may overlap.
-        struct Ranged {
-          const ManifestEntry* entry;
-          Row min, max;
-        };
-        std::map<std::tuple<std::string, int32_t, int32_t>, std::vector<Ranged>> levels;
-        for (const auto& e : entries) {
-          if (e.file.level < 1) continue;
-          auto min = DeserializeBinaryRow(e.file.min_key, info.key_types);
-          auto max = DeserializeBinaryRow(e.file.max_key, info.key_types);
-          if (!min.ok() || !max.ok()) {
-            return Status::Corruption("table {}: the key range of data file {} does not decode with the primary key "
-                                      "types: {}",
-                                      table_name_, describe(e), (!min.ok() ? min : max).status().ToString());
-          }
-          levels[{e.partition, e.bucket, e.file.level}].push_back(
-              Ranged{&e, std::move(min).value(), std::move(max).value()});
-        }
-        for (auto& [key, run] : levels) {
-          std::stable_sort(run.begin(), run.end(),
-                           [](const Ranged& a, const Ranged& b) { return CompareRows(a.min, b.min) < 0; });
-          for (size_t i = 0; i + 1 < run.size(); ++i) {
-            if (CompareRows(run[i].max, run[i + 1].min) >= 0) {
-              return ConflictError(ctx, fmt::format("the key ranges of data files {} and {} overlap in one level",
-                                                    describe(*run[i].entry), describe(*run[i + 1].entry)));
-            }
-          }
-        }
-      }
+      TIDE_RETURN_IF_ERROR(CheckConflicts(info, files, delta, latest, options, kind));
     }
 
-    // Write the metadata of this attempt.
-    std::vector<std::string> written;
+    const int64_t new_id = latest ? latest->id + 1 : 1;
+    std::vector<std::string> written;  // this attempt's metadata files, deleted when nothing references them
     auto abandon = [&]() {
       for (const auto& name : written) files.DeleteQuietly(name);
     };
-    const int64_t new_id = latest ? latest->id + 1 : 1;
-    std::string snapshot_path = snapshots_.SnapshotPath(new_id);
-    Snapshot snap;
-    Status prepared = [&]() -> Status {
-      std::vector<ManifestFileMeta> previous;
-      int64_t previous_total = 0;
-      if (latest) {
-        for (const std::string& list : {latest->base_manifest_list, latest->delta_manifest_list}) {
-          TIDE_ASSIGN_OR_RETURN(auto m, files.ReadManifestList(list));
-          previous.insert(previous.end(), m.begin(), m.end());
-        }
-        if (latest->total_record_count) {
-          previous_total = *latest->total_record_count;
-        } else {
-          TIDE_ASSIGN_OR_RETURN(auto live, ReadMergedEntries(files, *latest, std::nullopt));
-          previous_total = RowCount(live, FileKind::kAdd);
-        }
-      }
-      TIDE_ASSIGN_OR_RETURN(auto merged, MergeManifests(previous, &files, info.merge));
-      written.insert(written.end(), merged.new_files.begin(), merged.new_files.end());
-      TIDE_ASSIGN_OR_RETURN(auto base_list, files.WriteManifestList(merged.manifests));
-      written.push_back(base_list.first);
-
-      TIDE_ASSIGN_OR_RETURN(auto delta_manifests, files.WriteManifests(delta.table_files));
-      for (const auto& m : delta_manifests) written.push_back(m.file_name);
-      TIDE_ASSIGN_OR_RETURN(auto delta_list, files.WriteManifestList(delta_manifests));
-      written.push_back(delta_list.first);
-
-      std::optional<std::pair<std::string, int64_t>> changelog_list;
-      if (!delta.changelog_files.empty()) {
-        TIDE_ASSIGN_OR_RETURN(auto changelog_manifests, files.WriteManifests(delta.changelog_files));
-        for (const auto& m : changelog_manifests) written.push_back(m.file_name);
-        TIDE_ASSIGN_OR_RETURN(auto list, files.WriteManifestList(changelog_manifests));
-        written.push_back(list.first);
-        changelog_list = std::move(list);
-      }
-
-      std::optional<std::string> index_manifest = latest ? latest->index_manifest : std::nullopt;
-      if (!delta.index_files.empty()) {
-        std::vector<IndexManifestEntry> previous_index;
-        if (index_manifest) {
-          TIDE_ASSIGN_OR_RETURN(previous_index, files.ReadIndexManifest(*index_manifest));
-        }
-        TIDE_ASSIGN_OR_RETURN(auto combined, CombineIndexEntries(std::move(previous_index), delta.index_files,
-                                                                 info.bucket_unaware, index_manifest.value_or("")));
-        TIDE_ASSIGN_OR_RETURN(std::string name, files.WriteIndexManifest(combined));
-        written.push_back(name);
-        index_manifest = std::move(name);
-      }
-
-      // The latest schema id now (Java reads it at every attempt): a column added meanwhile counts.
-      int64_t schema_id = info.schema.id;
-      if (auto ids = SchemaManager(fs_, table_path_).ListIds(); ids.ok() && !ids->empty()) {
-        schema_id = std::max(schema_id, ids->back());
-      }
-      snap.version = 3;
-      snap.id = new_id;
-      snap.schema_id = schema_id;
-      snap.base_manifest_list = base_list.first;
-      snap.base_manifest_list_size = base_list.second;
-      snap.delta_manifest_list = delta_list.first;
-      snap.delta_manifest_list_size = delta_list.second;
-      if (changelog_list) {
-        snap.changelog_manifest_list = changelog_list->first;
-        snap.changelog_manifest_list_size = changelog_list->second;
-      }
-      snap.index_manifest = index_manifest;
-      snap.commit_user = options.commit_user;
-      snap.commit_identifier = options.commit_identifier;
-      snap.commit_kind = kind;
-      snap.time_millis = config_.clock();
-      snap.log_offsets = latest && latest->log_offsets ? *latest->log_offsets : std::map<int32_t, int64_t>{};
-      int64_t delta_count = RowCount(delta.table_files, FileKind::kAdd) - RowCount(delta.table_files, FileKind::kDelete);
-      snap.total_record_count = previous_total + delta_count;
-      snap.delta_record_count = delta_count;
-      snap.changelog_record_count = RowCount(delta.changelog_files, FileKind::kAdd);
-      snap.watermark = options.watermark;
-      if (latest && latest->watermark) {
-        snap.watermark = snap.watermark ? std::max(*snap.watermark, *latest->watermark) : *latest->watermark;
-      }
-      if (latest && latest->statistics) {
-        // Statistics stay valid while the schema does (Java reads the file to compare schema ids).
-        std::string path = JoinPath(JoinPath(table_path_, "statistics"), *latest->statistics);
-        auto text = fs_->ReadFile(path);
-        if (text.ok()) {
-          auto json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
-          if (json.is_object() && json.contains("schemaId") && json["schemaId"].is_number_integer() &&
-              json["schemaId"].get<int64_t>() == info.schema.id) {
-            snap.statistics = latest->statistics;
-          }
-        } else {
-          TIDE_LOG_WARN("table {}: statistics file {} of snapshot {} is not readable ({}); not carried over",
-                        table_name_, path, latest->id, text.status().ToString());
-        }
-      }
-      if (!options.properties.empty()) snap.properties = options.properties;
-      return Status::OK();
-    }();
-    if (!prepared.ok()) {
+    auto snap = WriteMetadata(info, &files, delta, latest, new_id, options, kind, &written);
+    if (!snap.ok()) {
       abandon();
-      return prepared.WithContext(fmt::format("table {}: preparing snapshot {} (nothing was committed)", table_name_,
-                                              new_id));
+      return snap.status().WithContext(fmt::format("table {}: preparing snapshot {} (nothing was committed)",
+                                                   table_name_, new_id));
     }
 
-    Status published = fs_->WriteFileExclusive(snapshot_path, snap.ToJson());
-    if (published.ok()) {
+    bool nothing_landed = false;
+    auto outcome = Publish(*snap, &nothing_landed);
+    if (!outcome.ok()) {
+      if (nothing_landed) abandon();
+      return outcome.status();
+    }
+    if (*outcome == PublishOutcome::kPublished) {
       WriteHint("LATEST", new_id, &rng);
       if (!latest) WriteHint("EARLIEST", new_id, &rng);
       return new_id;
     }
-
-    bool lost_race = published.IsAlreadyExists();
-    if (!lost_race) {
-      // The outcome is unknown until the snapshot file is looked at.
-      auto text = fs_->ReadFile(snapshot_path);
-      if (text.ok()) {
-        auto landed = Snapshot::FromJson(*text, snapshot_path);
-        if (landed.ok() && landed->commit_user == snap.commit_user &&
-            landed->commit_identifier == snap.commit_identifier && landed->commit_kind == kind &&
-            landed->delta_manifest_list == snap.delta_manifest_list) {
-          return Status::IOError(
-              "table {}: snapshot {} was created, but the file system reported an error, so it may not be durable "
-              "({}); repeat the commit with the same user and identifier: it will be reported as already committed "
-              "if the snapshot stays",
-              table_name_, new_id, published.ToString());
-        }
-        lost_race = true;  // another committer's snapshot: this one did not land
-      } else if (!text.status().IsNotFound()) {
-        return Status::IOError(
-            "table {}: publishing snapshot {} failed ({}) and whether it landed cannot be told ({}); repeat the "
-            "commit with the same user and identifier",
-            table_name_, new_id, published.ToString(), text.status().ToString());
-      }
-    }
+    // Another committer took the id: this attempt's metadata is referenced by nothing.
     abandon();
-    if (!lost_race) {
-      return published.WithContext(fmt::format("table {}: publishing snapshot {} (nothing was committed)",
-                                               table_name_, new_id));
-    }
     if (attempt >= info.max_retries) {
       return Status::Conflict(
           "table {}: commit by user {} gave up after {} retries: other writers kept taking the next snapshot id "
@@ -615,6 +385,282 @@ Result<int64_t> FileStoreCommit::TryCommit(const TableInfo& info, const Changes&
     int limit = std::min(100, 2 << std::min(attempt, 6));
     std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(1, limit)(rng)));
   }
+}
+
+Result<std::optional<int64_t>> FileStoreCommit::FindOwnSnapshot(int64_t from, int64_t to, const CommitOptions& options,
+                                                                CommitKind kind) const {
+  for (int64_t id = from; id <= to; ++id) {
+    auto s = snapshots_.Get(id);
+    if (!s.ok()) {
+      if (s.status().IsNotFound()) continue;
+      return s.status();
+    }
+    if (s->commit_user == options.commit_user && s->commit_identifier == options.commit_identifier &&
+        s->commit_kind == kind) {
+      return std::optional<int64_t>(id);
+    }
+  }
+  return std::optional<int64_t>();
+}
+
+std::string FileStoreCommit::Describe(const TableInfo& info, const ManifestEntry& e) const {
+  return fmt::format("{} (partition {}, bucket {}, level {})", e.file.file_name,
+                     PartitionText(info.schema.partition_keys, info.partition_types, e.partition), e.bucket,
+                     e.file.level);
+}
+
+Result<FileStoreCommit::Changes> FileStoreCommit::AttemptDelta(const TableInfo& info, const ManifestFileWriter& files,
+                                                               const Changes& changes,
+                                                               const std::optional<Snapshot>& latest,
+                                                               const OverwriteScope* overwrite) const {
+  // The delta of this attempt; an overwrite deletes what is live in its scope now.
+  Changes delta;
+  if (overwrite && latest) {
+    std::optional<std::set<std::string>> scope;
+    if (overwrite->partitions) scope = std::set<std::string>(overwrite->partitions->begin(), overwrite->partitions->end());
+    TIDE_ASSIGN_OR_RETURN(auto live, ReadMergedEntries(files, *latest, scope));
+    for (auto& e : live) {
+      if (e.kind != FileKind::kAdd) continue;
+      if (info.num_buckets != kPostponeBucket && e.bucket < 0) continue;
+      e.kind = FileKind::kDelete;
+      delta.table_files.push_back(std::move(e));
+    }
+    if (latest->index_manifest) {
+      TIDE_ASSIGN_OR_RETURN(auto index, files.ReadIndexManifest(*latest->index_manifest));
+      for (auto& e : index) {
+        if (!overwrite->Contains(e.partition)) continue;
+        e.kind = FileKind::kDelete;
+        delta.index_files.push_back(std::move(e));
+      }
+    }
+  }
+  delta.table_files.insert(delta.table_files.end(), changes.table_files.begin(), changes.table_files.end());
+  delta.changelog_files = changes.changelog_files;
+  delta.index_files.insert(delta.index_files.end(), changes.index_files.begin(), changes.index_files.end());
+
+  return delta;
+}
+
+Status FileStoreCommit::CheckConflicts(const TableInfo& info, const ManifestFileWriter& files, const Changes& delta,
+                                       const std::optional<Snapshot>& latest, const CommitOptions& options,
+                                       CommitKind kind) const {
+  auto partition_text = [&](const std::string& p) {
+    return PartitionText(info.schema.partition_keys, info.partition_types, p);
+  };
+  auto describe = [&](const ManifestEntry& e) { return Describe(info, e); };
+  // Against the live files of the changed partitions; on an empty table the delta is checked alone.
+  std::vector<ManifestEntry> base;
+  static const std::string kNobody = "(none: the table has no snapshot)";
+  if (latest) {
+    std::set<std::string> changed;
+    for (const auto& e : delta.table_files) changed.insert(e.partition);
+    TIDE_ASSIGN_OR_RETURN(base, ReadMergedEntries(files, *latest, changed));
+  }
+  ConflictContext ctx{&table_name_, &options.commit_user, latest ? latest->id : 0,
+                      latest ? &latest->commit_user : &kNobody};
+
+  if (kind != CommitKind::kOverwrite) {
+    std::map<std::string, int32_t> total_buckets;
+    const std::vector<ManifestEntry>* lists[] = {&base, &delta.table_files};
+    for (const std::vector<ManifestEntry>* list : lists) {
+      for (const auto& e : *list) {
+        if (e.total_buckets <= 0) continue;
+        auto [it, inserted] = total_buckets.emplace(e.partition, e.total_buckets);
+        if (!inserted && it->second != e.total_buckets) {
+          return ConflictError(ctx, fmt::format("the bucket count of partition {} changed from {} to {} without "
+                                                "an overwrite (data file {})",
+                                                partition_text(e.partition), it->second, e.total_buckets,
+                                                e.file.file_name));
+        }
+      }
+    }
+  }
+
+  FileEntryMerger merged;
+  for (auto& e : base) {
+    if (e.kind == FileKind::kAdd) TIDE_RETURN_IF_ERROR(merged.Add(std::move(e)));
+  }
+  for (const auto& e : delta.table_files) {
+    Status s = merged.Add(e);
+    if (!s.ok()) return ConflictError(ctx, std::string(s.message()));
+  }
+  auto entries = merged.TakeEntries();
+  for (const auto& e : entries) {
+    if (e.kind == FileKind::kDelete) {
+      return ConflictError(ctx, fmt::format("data file {} is to be deleted but is not live", describe(e)));
+    }
+  }
+  if (info.has_primary_key) {
+    // Files of one (partition, bucket, level >= 1) form one sorted run: no key range may overlap.
+    struct Ranged {
+      const ManifestEntry* entry;
+      Row min, max;
+    };
+    std::map<std::tuple<std::string, int32_t, int32_t>, std::vector<Ranged>> levels;
+    for (const auto& e : entries) {
+      if (e.file.level < 1) continue;
+      auto min = DeserializeBinaryRow(e.file.min_key, info.key_types);
+      auto max = DeserializeBinaryRow(e.file.max_key, info.key_types);
+      if (!min.ok() || !max.ok()) {
+        return Status::Corruption("table {}: the key range of data file {} does not decode with the primary key "
+                                  "types: {}",
+                                  table_name_, describe(e), (!min.ok() ? min : max).status().ToString());
+      }
+      levels[{e.partition, e.bucket, e.file.level}].push_back(
+          Ranged{&e, std::move(min).value(), std::move(max).value()});
+    }
+    for (auto& [key, run] : levels) {
+      std::stable_sort(run.begin(), run.end(),
+                       [](const Ranged& a, const Ranged& b) { return CompareRows(a.min, b.min) < 0; });
+      for (size_t i = 0; i + 1 < run.size(); ++i) {
+        if (CompareRows(run[i].max, run[i + 1].min) >= 0) {
+          return ConflictError(ctx, fmt::format("the key ranges of data files {} and {} overlap in one level",
+                                                describe(*run[i].entry), describe(*run[i + 1].entry)));
+        }
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Result<Snapshot> FileStoreCommit::WriteMetadata(const TableInfo& info, ManifestFileWriter* writer, const Changes& delta,
+                                                const std::optional<Snapshot>& latest, int64_t new_id,
+                                                const CommitOptions& options, CommitKind kind,
+                                                std::vector<std::string>* written_files) const {
+  ManifestFileWriter& files = *writer;
+  std::vector<std::string>& written = *written_files;
+  Snapshot snap;
+  std::vector<ManifestFileMeta> previous;
+  int64_t previous_total = 0;
+  if (latest) {
+    for (const std::string& list : {latest->base_manifest_list, latest->delta_manifest_list}) {
+      TIDE_ASSIGN_OR_RETURN(auto m, files.ReadManifestList(list));
+      previous.insert(previous.end(), m.begin(), m.end());
+    }
+    if (latest->total_record_count) {
+      previous_total = *latest->total_record_count;
+    } else {
+      TIDE_ASSIGN_OR_RETURN(auto live, ReadMergedEntries(files, *latest, std::nullopt));
+      previous_total = RowCount(live, FileKind::kAdd);
+    }
+  }
+  TIDE_ASSIGN_OR_RETURN(auto merged, MergeManifests(previous, &files, info.merge));
+  written.insert(written.end(), merged.new_files.begin(), merged.new_files.end());
+  TIDE_ASSIGN_OR_RETURN(auto base_list, files.WriteManifestList(merged.manifests));
+  written.push_back(base_list.first);
+
+  TIDE_ASSIGN_OR_RETURN(auto delta_manifests, files.WriteManifests(delta.table_files));
+  for (const auto& m : delta_manifests) written.push_back(m.file_name);
+  TIDE_ASSIGN_OR_RETURN(auto delta_list, files.WriteManifestList(delta_manifests));
+  written.push_back(delta_list.first);
+
+  std::optional<std::pair<std::string, int64_t>> changelog_list;
+  if (!delta.changelog_files.empty()) {
+    TIDE_ASSIGN_OR_RETURN(auto changelog_manifests, files.WriteManifests(delta.changelog_files));
+    for (const auto& m : changelog_manifests) written.push_back(m.file_name);
+    TIDE_ASSIGN_OR_RETURN(auto list, files.WriteManifestList(changelog_manifests));
+    written.push_back(list.first);
+    changelog_list = std::move(list);
+  }
+
+  std::optional<std::string> index_manifest = latest ? latest->index_manifest : std::nullopt;
+  if (!delta.index_files.empty()) {
+    std::vector<IndexManifestEntry> previous_index;
+    if (index_manifest) {
+      TIDE_ASSIGN_OR_RETURN(previous_index, files.ReadIndexManifest(*index_manifest));
+    }
+    TIDE_ASSIGN_OR_RETURN(auto combined, CombineIndexEntries(std::move(previous_index), delta.index_files,
+                                                             info.bucket_unaware, index_manifest.value_or("")));
+    TIDE_ASSIGN_OR_RETURN(std::string name, files.WriteIndexManifest(combined));
+    written.push_back(name);
+    index_manifest = std::move(name);
+  }
+
+  // The latest schema id now (Java reads it at every attempt): a column added meanwhile counts.
+  int64_t schema_id = info.schema.id;
+  if (auto ids = SchemaManager(fs_, table_path_).ListIds(); ids.ok() && !ids->empty()) {
+    schema_id = std::max(schema_id, ids->back());
+  }
+  snap.version = 3;
+  snap.id = new_id;
+  snap.schema_id = schema_id;
+  snap.base_manifest_list = base_list.first;
+  snap.base_manifest_list_size = base_list.second;
+  snap.delta_manifest_list = delta_list.first;
+  snap.delta_manifest_list_size = delta_list.second;
+  if (changelog_list) {
+    snap.changelog_manifest_list = changelog_list->first;
+    snap.changelog_manifest_list_size = changelog_list->second;
+  }
+  snap.index_manifest = index_manifest;
+  snap.commit_user = options.commit_user;
+  snap.commit_identifier = options.commit_identifier;
+  snap.commit_kind = kind;
+  snap.time_millis = config_.clock();
+  snap.log_offsets = latest && latest->log_offsets ? *latest->log_offsets : std::map<int32_t, int64_t>{};
+  int64_t delta_count = RowCount(delta.table_files, FileKind::kAdd) - RowCount(delta.table_files, FileKind::kDelete);
+  snap.total_record_count = previous_total + delta_count;
+  snap.delta_record_count = delta_count;
+  snap.changelog_record_count = RowCount(delta.changelog_files, FileKind::kAdd);
+  snap.watermark = options.watermark;
+  if (latest && latest->watermark) {
+    snap.watermark = snap.watermark ? std::max(*snap.watermark, *latest->watermark) : *latest->watermark;
+  }
+  if (latest && latest->statistics) {
+    // Statistics stay valid while the schema does (Java reads the file to compare schema ids).
+    std::string path = JoinPath(JoinPath(table_path_, "statistics"), *latest->statistics);
+    auto text = fs_->ReadFile(path);
+    if (text.ok()) {
+      auto json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+      if (json.is_object() && json.contains("schemaId") && json["schemaId"].is_number_integer() &&
+          json["schemaId"].get<int64_t>() == info.schema.id) {
+        snap.statistics = latest->statistics;
+      }
+    } else {
+      TIDE_LOG_WARN("table {}: statistics file {} of snapshot {} is not readable ({}); not carried over",
+                    table_name_, path, latest->id, text.status().ToString());
+    }
+  }
+  if (!options.properties.empty()) snap.properties = options.properties;
+  return snap;
+}
+
+bool FileStoreCommit::IsThisCommit(const Snapshot& landed, const Snapshot& mine) {
+  return landed.id == mine.id && landed.commit_user == mine.commit_user &&
+         landed.commit_identifier == mine.commit_identifier && landed.commit_kind == mine.commit_kind &&
+         landed.delta_manifest_list == mine.delta_manifest_list;
+}
+
+Result<FileStoreCommit::PublishOutcome> FileStoreCommit::Publish(const Snapshot& snap, bool* nothing_landed) {
+  const std::string snapshot_path = snapshots_.SnapshotPath(snap.id);
+  Status published = fs_->WriteFileExclusive(snapshot_path, snap.ToJson());
+  if (published.ok()) return PublishOutcome::kPublished;
+
+  // Whatever the file system said, the snapshot file itself tells what landed. AlreadyExists is
+  // usually a lost race, but an object store that retried an exclusive create may report it for this
+  // very commit's file: then the commit landed and its manifests must stay.
+  auto text = fs_->ReadFile(snapshot_path);
+  if (!text.ok()) {
+    if (text.status().IsNotFound() && !published.IsAlreadyExists()) {
+      *nothing_landed = true;
+      return published.WithContext(
+          fmt::format("table {}: publishing snapshot {} (nothing was committed)", table_name_, snap.id));
+    }
+    return Status::IOError(
+        "table {}: publishing snapshot {} failed ({}) and whether it landed cannot be told ({}); repeat the "
+        "commit with the same user and identifier",
+        table_name_, snap.id, published.ToString(), text.status().ToString());
+  }
+  auto landed = Snapshot::FromJson(*text, snapshot_path);
+  if (landed.ok() && IsThisCommit(*landed, snap)) {
+    if (published.IsAlreadyExists()) return PublishOutcome::kPublished;
+    return Status::IOError(
+        "table {}: snapshot {} was created, but the file system reported an error, so it may not be durable "
+        "({}); repeat the commit with the same user and identifier: it will be reported as already committed "
+        "if the snapshot stays",
+        table_name_, snap.id, published.ToString());
+  }
+  return PublishOutcome::kLostRace;  // another committer's snapshot holds the id
 }
 
 Result<CommitResult> FileStoreCommit::Commit(const std::vector<CommitMessage>& messages, const CommitOptions& options) {

@@ -149,10 +149,39 @@ class FileStoreCommit {
                                   const CommitOptions& options);
   // The newest identifier committed by `user`, scanning snapshots newer than the ones already seen.
   Result<std::optional<int64_t>> LatestIdentifierOf(const std::string& user);
-  // Publishes one snapshot with retries. `overwrite` set: the changes are completed at every attempt
-  // with DELETEs of the live files in the scope.
+  // Publishes one snapshot with retries: each attempt reads the latest snapshot, looks for its own
+  // snapshot among those that landed since the last attempt, builds its delta (AttemptDelta), checks it
+  // against the live files (CheckConflicts), writes its manifests and lists (WriteMetadata) and
+  // publishes (Publish). `overwrite` set: the changes are completed at every attempt with DELETEs of the
+  // live files in the scope.
   Result<int64_t> TryCommit(const TableInfo& info, const Changes& changes, CommitKind kind,
                             const CommitOptions& options, const OverwriteScope* overwrite, int* attempts);
+  // The id of a snapshot in [from, to] committed by this user and identifier with `kind`, if any.
+  Result<std::optional<int64_t>> FindOwnSnapshot(int64_t from, int64_t to, const CommitOptions& options,
+                                                 CommitKind kind) const;
+  // `changes`, preceded for an overwrite by DELETEs of what is live in its scope in `latest`.
+  Result<Changes> AttemptDelta(const TableInfo& info, const ManifestFileWriter& files, const Changes& changes,
+                               const std::optional<Snapshot>& latest, const OverwriteScope* overwrite) const;
+  // Java's conflict rules: bucket counts, deletes of live files only, no overlapping key ranges in a
+  // level. Conflict naming the files otherwise.
+  Status CheckConflicts(const TableInfo& info, const ManifestFileWriter& files, const Changes& delta,
+                        const std::optional<Snapshot>& latest, const CommitOptions& options, CommitKind kind) const;
+  // Writes the manifests, manifest lists and index manifest of snapshot `new_id` and returns it (not
+  // yet published). Every file written is appended to `written`, also on error.
+  Result<Snapshot> WriteMetadata(const TableInfo& info, ManifestFileWriter* files, const Changes& delta,
+                                 const std::optional<Snapshot>& latest, int64_t new_id, const CommitOptions& options,
+                                 CommitKind kind, std::vector<std::string>* written) const;
+  enum class PublishOutcome {
+    kPublished,  // snapshot-<id> holds this commit
+    kLostRace,   // another committer's snapshot holds the id; this attempt's metadata is unreferenced
+  };
+  // Creates snapshot-<id> exclusively. On any error the landed file decides: this commit's (also after
+  // AlreadyExists) or another's. Errors set *nothing_landed when no snapshot file exists, so the
+  // attempt's metadata may be deleted; otherwise it stays.
+  Result<PublishOutcome> Publish(const Snapshot& snapshot, bool* nothing_landed);
+  // Whether `landed` is the snapshot this commit wrote as `mine`.
+  static bool IsThisCommit(const Snapshot& landed, const Snapshot& mine);
+  std::string Describe(const TableInfo& info, const ManifestEntry& entry) const;
 
   // Writes snapshot/<name> (LATEST or EARLIEST) = id, best effort.
   void WriteHint(const char* name, int64_t id, std::mt19937* rng);

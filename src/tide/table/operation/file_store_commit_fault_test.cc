@@ -205,6 +205,52 @@ TEST_F(FileStoreCommitFaultTest, EveryFailedWriteOrRenameLeavesThePreviousSnapsh
   EXPECT_EQ(failed_commits, 2 * operations - 3);
 }
 
+// An exclusive create that reports AlreadyExists although it wrote this very commit's snapshot (an
+// object store retrying a conditional put): the commit has landed, its manifests must stay, and the
+// caller is told it committed.
+TEST_F(FileStoreCommitFaultTest, AlreadyExistsForItsOwnSnapshotIsACommitThatKeepsItsManifests) {
+  const std::multiset<std::string> after{"0-5-c1", "0-5-a4", "1-0-a2", "index:index-2"};
+  std::string table = Copy("own-already-exists");
+  FaultFileSystem ffs(FileSystem::Local());
+  auto committer = FileStoreCommit::Create(&ffs, table, "db.t", Config()).value();
+  // The snapshot's rename is the last counted operation before the hint (see the test above).
+  ffs.FailAt(8 * 4, FaultFileSystem::When::kAfter, FaultFileSystem::Fault::kAlreadyExists);
+  auto r = committer->Commit(Messages(), Options(3, CommitKind::kCompact));
+  ASSERT_TRUE(ffs.fired());
+  ASSERT_GE(ffs.log().size(), 32u);
+  ASSERT_TRUE(StartsWith(ffs.log()[31], "rename")) << ffs.log()[31];
+  ASSERT_NE(ffs.log()[31].find("/snapshot/snapshot-4"), std::string::npos) << ffs.log()[31];
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->outcome, CommitOutcome::kCommitted);
+  EXPECT_EQ(r->snapshot_ids, std::vector<int64_t>{4});
+  EXPECT_EQ(Latest(table), 4);
+  EXPECT_EQ(Live(table), after);  // reads every manifest of snapshot 4: none was deleted
+  auto again = committer->Commit(Messages(), Options(3, CommitKind::kCompact));
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->outcome, CommitOutcome::kAlreadyCommitted);
+}
+
+// AlreadyExists with no snapshot file to show for it: whether anything landed cannot be told, so the
+// commit fails without deleting what a landed snapshot could reference, and a repeat commits.
+TEST_F(FileStoreCommitFaultTest, AlreadyExistsWithoutASnapshotFileIsAnErrorThatCanBeRepeated) {
+  const std::multiset<std::string> after{"0-5-c1", "0-5-a4", "1-0-a2", "index:index-2"};
+  std::string table = Copy("phantom-already-exists");
+  FaultFileSystem ffs(FileSystem::Local());
+  auto committer = FileStoreCommit::Create(&ffs, table, "db.t", Config()).value();
+  ffs.FailAt(8 * 4, FaultFileSystem::When::kBefore, FaultFileSystem::Fault::kAlreadyExists);
+  auto r = committer->Commit(Messages(), Options(3, CommitKind::kCompact));
+  ASSERT_TRUE(ffs.fired());
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsIOError()) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("cannot be told"), std::string::npos) << r.status().ToString();
+  EXPECT_EQ(Latest(table), 3);
+  auto again = committer->Commit(Messages(), Options(3, CommitKind::kCompact));
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->outcome, CommitOutcome::kCommitted);
+  EXPECT_EQ(Latest(table), 4);
+  EXPECT_EQ(Live(table), after);
+}
+
 TEST_F(FileStoreCommitFaultTest, FailedCompactAfterLandedAppendIsReportedAndRepeatable) {
   std::string table = Copy("two");
   FaultFileSystem ffs(FileSystem::Local());

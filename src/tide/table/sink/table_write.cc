@@ -112,6 +112,35 @@ bool ValueFits(const Datum& value, const DataType& type) {
   return false;
 }
 
+// The zero value of `type`: false, 0, "", the epoch, an empty collection, a row of zeros.
+Datum ZeroValue(const DataType& type) {
+  switch (type.root()) {
+    case TypeRoot::kBoolean: return Datum(false);
+    case TypeRoot::kTinyInt:
+    case TypeRoot::kSmallInt:
+    case TypeRoot::kInt:
+    case TypeRoot::kBigInt:
+    case TypeRoot::kDate:
+    case TypeRoot::kTime: return Datum(int64_t{0});
+    case TypeRoot::kFloat: return Datum(0.0f);
+    case TypeRoot::kDouble: return Datum(0.0);
+    case TypeRoot::kDecimal: return Datum(DecimalValue{});
+    case TypeRoot::kTimestamp:
+    case TypeRoot::kTimestampLtz: return Datum(TimestampValue{});
+    case TypeRoot::kChar: return Datum(std::string(static_cast<size_t>(std::max(type.length(), 0)), ' '));
+    case TypeRoot::kBinary: return Datum(std::string(static_cast<size_t>(std::max(type.length(), 0)), '\0'));
+    case TypeRoot::kRow: {
+      std::vector<Datum> fields;
+      for (const DataField& f : type.fields()) fields.push_back(f.type.nullable() ? Datum() : ZeroValue(f.type));
+      return Datum::Nested(std::move(fields));
+    }
+    case TypeRoot::kArray:
+    case TypeRoot::kMultiset:
+    case TypeRoot::kMap: return Datum::Nested({});
+    default: return Datum(std::string());
+  }
+}
+
 // Describes a value by its own representation (it may not match the column's type).
 std::string DescribeValue(const Datum& v) {
   switch (v.storage().index()) {
@@ -207,6 +236,9 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
       return Status::NotSupported("table {}: column '{}' is VARIANT, which Tide cannot write yet", name, f.name);
     }
     w->not_null_.push_back(!f.type.nullable());
+    bool key = std::find(s.primary_keys.begin(), s.primary_keys.end(), f.name) != s.primary_keys.end() ||
+               std::find(s.partition_keys.begin(), s.partition_keys.end(), f.name) != s.partition_keys.end();
+    w->is_key_column_.push_back(key);
   }
 
   // Buckets.
@@ -361,6 +393,18 @@ Status TableWrite::ValidateRow(RowKind kind, const Row& row) const {
   return Status::OK();
 }
 
+void TableWrite::FillRetractPlaceholders(Row* row) const {
+  // A retraction of the deduplicate and first-row engines is decided by its key alone: merging never
+  // reads its other values. Key-only images (a PostgreSQL DELETE under REPLICA IDENTITY DEFAULT) leave
+  // them NULL, which a NOT NULL column cannot store; they get the type's zero value instead.
+  MergeEngine engine = options_.merge_engine();
+  if (engine != MergeEngine::kDeduplicate && engine != MergeEngine::kFirstRow) return;
+  for (size_t i = 0; i < row->size() && i < schema_.fields.size(); ++i) {
+    if (!(*row)[i].is_null() || !not_null_[i] || is_key_column_[i]) continue;
+    (*row)[i] = ZeroValue(schema_.fields[i].type);
+  }
+}
+
 Status TableWrite::Write(RowKind kind, const Row& row) { return Write(kind, Row(row)); }
 
 Status TableWrite::Write(RowKind kind, Row&& row) {
@@ -368,6 +412,9 @@ Status TableWrite::Write(RowKind kind, Row&& row) {
   if (options_.ignore_delete() && (kind == RowKind::kUpdateBefore || kind == RowKind::kDelete)) {
     ++metrics_.rows_dropped;
     return Status::OK();
+  }
+  if (schema_.HasPrimaryKey() && (kind == RowKind::kUpdateBefore || kind == RowKind::kDelete)) {
+    FillRetractPlaceholders(&row);
   }
   TIDE_RETURN_IF_ERROR(ValidateRow(kind, row));
   TIDE_ASSIGN_OR_RETURN(BucketWriter* writer, WriterFor(row));

@@ -115,6 +115,8 @@ class TableWrite {
 
   explicit TableWrite(CoreOptions options);
   Status ValidateRow(RowKind kind, const Row& row) const;
+  // NULLs of NOT NULL non-key columns in a retraction become zero values (engines that ignore them).
+  void FillRetractPlaceholders(Row* row) const;
   Result<BucketWriter*> WriterFor(const Row& row);
   Result<BucketWriter*> CreateBucketWriter(std::string key, std::string partition, int32_t bucket, const Row& row);
   // The first sequence number of a new writer: the bucket's largest live one in the latest snapshot + 1.
@@ -148,6 +150,7 @@ class TableWrite {
   std::vector<int> bucket_key_indices_;
   std::optional<BucketFunction> bucket_function_;
   std::vector<bool> not_null_;
+  std::vector<bool> is_key_column_;  // primary-key or partition column
 
   std::unordered_map<std::string, std::unique_ptr<BucketWriter>> writers_;
   BucketWriter* last_writer_ = nullptr;

@@ -1,0 +1,115 @@
+#include "tide/cli/sync_command.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tide/base/logging.h"
+#include "tide/base/strings.h"
+#include "tide/postgres/publication.h"
+#include "tide/sync/postgres_sync.h"
+
+namespace tide::cli {
+namespace {
+
+struct SyncFlags {
+  std::string warehouse;
+  std::string database;
+  std::string postgres;
+  std::string tables;
+  std::string slot;
+  std::string publication;
+  std::string table_prefix;
+  std::string table_suffix;
+  std::vector<std::string> table_conf;
+  std::string commit_interval = "500ms";
+  int copy_workers = 4;
+};
+
+std::atomic<PostgresSync*> g_sync{nullptr};
+std::atomic<int> g_signals{0};
+
+void OnSignal(int) {
+  // The first signal stops after a final commit; a second one exits at once, acknowledging nothing new.
+  if (g_signals.fetch_add(1) > 0) ::_exit(130);
+  if (PostgresSync* sync = g_sync.load()) sync->RequestStop();
+}
+
+Status Run(const SyncFlags& flags) {
+  PostgresSyncOptions options;
+  options.warehouse = flags.warehouse;
+  options.database = flags.database;
+  options.conninfo = flags.postgres;
+  TIDE_ASSIGN_OR_RETURN(options.tables, ParsePgTableList(flags.tables));
+  options.slot = flags.slot.empty() ? "tide_" + ToLower(flags.database) : flags.slot;
+  options.publication = flags.publication.empty() ? options.slot : flags.publication;
+  options.manage_publication = flags.publication.empty();
+  options.table_prefix = flags.table_prefix;
+  options.table_suffix = flags.table_suffix;
+  for (const std::string& kv : flags.table_conf) {
+    size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status::InvalidArgument("--table-conf '{}' is not KEY=VALUE (e.g. --table-conf bucket=4)", kv);
+    }
+    options.table_conf.emplace_back(std::string(Trim(kv.substr(0, eq))), std::string(Trim(kv.substr(eq + 1))));
+  }
+  TIDE_ASSIGN_OR_RETURN(int64_t interval, ParseDurationMillis(flags.commit_interval, "--commit-interval"));
+  options.commit_interval = std::chrono::milliseconds(interval);
+  if (flags.copy_workers < 1) return Status::InvalidArgument("--copy-workers must be at least 1");
+  options.copy_workers = flags.copy_workers;
+  options.on_progress = [](const std::string& line) { std::cerr << "tide sync: " << line << std::endl; };
+
+  PostgresSync sync(std::move(options));
+  g_sync.store(&sync);
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  Status st = sync.Run();
+  g_sync.store(nullptr);
+  const PostgresSyncStats& stats = sync.stats();
+  std::cerr << "tide sync: " << stats.copied_rows << " rows copied, " << stats.streamed_changes << " changes in "
+            << stats.transactions << " transactions streamed, " << stats.commits << " commits" << std::endl;
+  return st;
+}
+
+}  // namespace
+
+void RegisterSync(CLI::App& app) {
+  CLI::App* sync = app.add_subcommand("sync", "Keep Paimon tables in step with a source");
+  sync->require_subcommand(1);
+  auto flags = std::make_shared<SyncFlags>();
+  CLI::App* pg = sync->add_subcommand(
+      "postgres", "Mirror PostgreSQL tables into Paimon tables: initial copy, then the change stream, exactly once, "
+                  "until SIGINT or SIGTERM");
+  pg->add_option("--warehouse", flags->warehouse, "the lake's warehouse folder (created if missing)")->required();
+  pg->add_option("--database", flags->database, "the lake database the tables go to (created if missing)")->required();
+  pg->add_option("--postgres", flags->postgres, "libpq connection string or postgresql:// URI")->required();
+  pg->add_option("--tables", flags->tables, "comma-separated PostgreSQL tables: schema.table[,...]")->required();
+  pg->add_option("--slot", flags->slot, "replication slot (created when missing, reused when present; default tide_<database>)");
+  pg->add_option("--publication", flags->publication,
+                 "publication (created for the tables when missing, else checked to cover them; default: the slot's name)");
+  pg->add_option("--table-prefix", flags->table_prefix, "prefix of the lake table names");
+  pg->add_option("--table-suffix", flags->table_suffix, "suffix of the lake table names");
+  pg->add_option("--table-conf", flags->table_conf, "Paimon table option KEY=VALUE for the tables the sync creates (repeatable)");
+  pg->add_option("--commit-interval", flags->commit_interval,
+                 "how often buffered changes are committed (at a transaction boundary), e.g. 500ms, 2s; default 500ms");
+  pg->add_option("--copy-workers", flags->copy_workers, "PostgreSQL sessions copying tables in parallel (default 4)");
+  pg->callback([flags, &app] {
+    InitLogging(app.count("--verbose") > 0 ? LogLevel::kDebug : LogLevel::kWarn);
+    Status st = Run(*flags);
+    if (!st.ok()) {
+      std::cerr << "tide sync postgres: " << st.ToString() << std::endl;
+      throw CLI::RuntimeError(1);
+    }
+    throw CLI::RuntimeError(0);
+  });
+}
+
+}  // namespace tide::cli

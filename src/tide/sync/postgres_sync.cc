@@ -1,0 +1,311 @@
+#include "tide/sync/postgres_sync.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "tide/base/logging.h"
+#include "tide/base/strings.h"
+#include "tide/catalog/catalog.h"
+#include "tide/postgres/change_stream.h"
+#include "tide/postgres/pg_connection.h"
+#include "tide/postgres/replication_slot.h"
+#include "tide/postgres/snapshot_copy.h"
+#include "tide/sync/table_sink.h"
+
+namespace tide {
+
+std::string PostgresSync::TargetName(const PgTableName& table) const {
+  return ToLower(options_.table_prefix + table.name + options_.table_suffix);
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Creates the target of `relation` from PostgreSQL's description of it: its columns with their mapped
+// types, its primary key (NOT NULL), and the sync's table options.
+Status CreateTargetTable(const Catalog& catalog, const TableIdentifier& id, const SourceRelation& relation,
+                         const PostgresSyncOptions& options) {
+  std::vector<ColumnDefinition> columns;
+  for (const DataField& f : relation.fields) columns.push_back(ColumnDefinition{f.name, f.type, f.description});
+  std::vector<std::string> primary_keys;
+  for (int k : relation.key_columns) primary_keys.push_back(relation.fields[static_cast<size_t>(k)].name);
+  auto created = catalog.CreateTable(id, columns, {}, primary_keys, options.table_conf);
+  if (!created.ok() && !created.status().IsAlreadyExists()) {
+    return created.status().WithContext("creating the lake table for " + relation.table.ToString());
+  }
+  return Status::OK();
+}
+
+class Pipeline {
+ public:
+  Pipeline(const PostgresSyncOptions& options, PostgresSync* sync, PostgresSyncStats* stats,
+           const std::atomic<bool>* stop)
+      : o_(options), sync_(sync), stats_(stats), stop_(stop), user_(PostgresSync::CommitUser(options.slot)) {}
+
+  Status Run() {
+    TIDE_RETURN_IF_ERROR(ValidateSlotName(o_.slot));
+    if (o_.tables.empty()) return Status::InvalidArgument("no tables to sync: give --tables");
+    TIDE_ASSIGN_OR_RETURN(sql_, PgConnection::Connect(o_.conninfo));
+    TIDE_RETURN_IF_ERROR(CheckLogicalReplicationReady(*sql_));
+    TIDE_RETURN_IF_ERROR(CheckTablesExist(*sql_, o_.tables));
+    TIDE_RETURN_IF_ERROR(KeepPublicationInStep());
+
+    FileSystem* fs = FileSystem::Local();
+    TIDE_RETURN_IF_ERROR(fs->MakeDirs(o_.warehouse));
+    TIDE_ASSIGN_OR_RETURN(catalog_, Catalog::Open(fs, o_.warehouse));
+    TIDE_RETURN_IF_ERROR(catalog_->CreateDatabase(o_.database, /*ignore_if_exists=*/true));
+
+    // The tables whose copy never completed; the others resume from their positions.
+    std::vector<PgTableName> to_copy;
+    for (const PgTableName& table : o_.tables) {
+      TableIdentifier id{o_.database, sync_->TargetName(table)};
+      TIDE_ASSIGN_OR_RETURN(bool exists, fs->Exists(JoinPath(catalog_->TablePath(id), "schema")));
+      if (exists) TIDE_RETURN_IF_ERROR(OpenSink(table));
+      if (!exists || sinks_.at(table)->committed().copy_lsn == kInvalidLsn) to_copy.push_back(table);
+    }
+
+    TIDE_ASSIGN_OR_RETURN(auto slot, FindReplicationSlot(*sql_, o_.slot));
+    if (!slot) {
+      // A new slot: every table is copied at its consistent point. A table that already holds data of
+      // an earlier slot cannot be continued: the changes after its position are gone.
+      for (const PgTableName& table : o_.tables) {
+        auto it = sinks_.find(table);
+        if (it != sinks_.end() && it->second->committed().snapshot_id) {
+          return Status::InvalidArgument(
+              "lake table {}.{} holds {} up to LSN {} from an earlier sync, but replication slot {} does not exist "
+              "any more, so the changes after that position are gone; drop the lake table (tide table drop "
+              "--warehouse {} --table {}.{}) to copy it again, or use the slot it was synced with",
+              o_.database, sync_->TargetName(table), table.ToString(),
+              FormatLsn(it->second->committed().commit_lsn), o_.slot, o_.warehouse, o_.database,
+              sync_->TargetName(table));
+        }
+      }
+      TIDE_ASSIGN_OR_RETURN(auto repl, PgConnection::Connect(o_.conninfo, PgSessionKind::kReplication));
+      TIDE_ASSIGN_OR_RETURN(CreatedSlot created,
+                            CreateReplicationSlot(*repl, o_.slot, {false, SlotSnapshotAction::kExport}));
+      Progress(fmt::format("created replication slot {} at {}", o_.slot, FormatLsn(created.consistent_point)));
+      TIDE_RETURN_IF_ERROR(Copy(o_.tables, created.snapshot_name, created.consistent_point, repl));
+    } else if (!to_copy.empty()) {
+      // Tables joining an existing slot are copied at a temporary slot's position of their own.
+      TIDE_ASSIGN_OR_RETURN(auto repl, PgConnection::Connect(o_.conninfo, PgSessionKind::kReplication));
+      std::string temp = fmt::format("{}_copy_{}", o_.slot.substr(0, 40), ::getpid());
+      TIDE_ASSIGN_OR_RETURN(CreatedSlot created, CreateReplicationSlot(*repl, temp, {true, SlotSnapshotAction::kExport}));
+      TIDE_RETURN_IF_ERROR(Copy(to_copy, created.snapshot_name, created.consistent_point, repl));
+    }
+    return Stream();
+  }
+
+ private:
+  void Progress(const std::string& line) {
+    TIDE_LOG_INFO("{}", line);
+    if (o_.on_progress) o_.on_progress(line);
+  }
+
+  // Creates the publication for the tables, or adds the tables it lacks when the sync owns it.
+  Status KeepPublicationInStep() {
+    TIDE_ASSIGN_OR_RETURN(bool exists, PublicationExists(*sql_, o_.publication));
+    if (exists && o_.manage_publication) {
+      TIDE_ASSIGN_OR_RETURN(auto published, PublicationTables(*sql_, o_.publication));
+      std::vector<std::string> missing;
+      for (const PgTableName& t : o_.tables) {
+        if (std::find(published.begin(), published.end(), t) == published.end()) missing.push_back(t.Quoted());
+      }
+      if (!missing.empty()) {
+        TIDE_RETURN_IF_ERROR(sql_->Execute(fmt::format("ALTER PUBLICATION {} ADD TABLE {}",
+                                                       sql_->QuoteIdentifier(o_.publication), Join(missing, ", "))));
+        Progress(fmt::format("added {} to publication {}", Join(missing, ", "), o_.publication));
+      }
+    }
+    return EnsurePublication(*sql_, o_.publication, o_.tables);
+  }
+
+  Status OpenSink(const PgTableName& table) {
+    TableIdentifier id{o_.database, sync_->TargetName(table)};
+    TIDE_ASSIGN_OR_RETURN(auto sink, TableSink::Open(FileSystem::Local(), catalog_->TablePath(id), id.ToString(),
+                                                     table.ToString(), user_));
+    sinks_[table] = std::move(sink);
+    return Status::OK();
+  }
+
+  // Copies `tables` under the exported snapshot of the slot that `repl` created (at `lsn`), then ends
+  // the export. Each table is committed when its last row is in, with the copy's position.
+  Status Copy(const std::vector<PgTableName>& tables, const std::string& snapshot, Lsn lsn,
+              std::unique_ptr<PgConnection>& repl) {
+    SnapshotCopyOptions copy_options;
+    copy_options.conninfo = o_.conninfo;
+    copy_options.snapshot_name = snapshot;
+    copy_options.snapshot_lsn = lsn;
+    copy_options.workers = o_.copy_workers;
+    TIDE_ASSIGN_OR_RETURN(auto copy, SnapshotCopy::Start(copy_options, tables));
+    repl.reset();  // every worker holds the snapshot now; the export (and a temporary slot) may end
+    for (const SourceRelationPtr& relation : copy->relations()) {
+      TableIdentifier id{o_.database, sync_->TargetName(relation->table)};
+      TIDE_RETURN_IF_ERROR(CreateTargetTable(*catalog_, id, *relation, o_));
+      if (!sinks_.count(relation->table)) TIDE_RETURN_IF_ERROR(OpenSink(relation->table));
+      TIDE_RETURN_IF_ERROR(sinks_.at(relation->table)->CheckSource(*relation));
+    }
+    Progress(fmt::format("copying {} table(s) at {}", tables.size(), FormatLsn(lsn)));
+    while (true) {
+      TIDE_ASSIGN_OR_RETURN(auto batch, copy->Next());
+      if (!batch) break;
+      TableSink& sink = *sinks_.at(batch->relation->table);
+      stats_->copied_rows += static_cast<int64_t>(batch->rows.size());
+      TIDE_RETURN_IF_ERROR(sink.WriteCopyRows(batch->relation, &batch->rows));
+      if (batch->table_complete) {
+        TIDE_RETURN_IF_ERROR(sink.Commit(lsn, lsn));
+        Progress(fmt::format("copied {} into {} ({} rows)", batch->relation->table.ToString(), sink.table_name(),
+                             sink.rows_written()));
+      }
+      copy->Recycle(std::move(*batch));
+      if (stop_->load()) return Status::Aborted("stopped during the initial copy");
+    }
+    return Status::OK();
+  }
+
+  TableSink* SinkOf(const SourceRelation& relation) {
+    auto it = sinks_.find(relation.table);
+    return it == sinks_.end() ? nullptr : it->second.get();
+  }
+
+  // Commits every table with pending changes as holding the source up to `lsn`.
+  Status CommitRound(Lsn lsn) {
+    bool any = false;
+    for (auto& [table, sink] : sinks_) {
+      if (!sink->pending()) continue;
+      TIDE_RETURN_IF_ERROR(sink->Commit(lsn));
+      any = true;
+    }
+    if (any) ++stats_->commits;
+    last_commit_ = Clock::now();
+    return Status::OK();
+  }
+
+  bool AnyPending() const {
+    for (const auto& [table, sink] : sinks_) {
+      if (sink->pending()) return true;
+    }
+    return false;
+  }
+
+  Status Stream() {
+    ChangeStreamOptions options;
+    options.replication.conninfo = o_.conninfo;
+    options.replication.slot = o_.slot;
+    options.replication.publications = {o_.publication};
+    options.replication.status_interval = std::chrono::seconds(1);
+    options.replication.reconnect.max_attempts = 1000000;  // keep trying until stopped
+    TIDE_ASSIGN_OR_RETURN(auto stream, ChangeStream::Start(options));
+    Progress(fmt::format("streaming from slot {} (publication {})", o_.slot, o_.publication));
+
+    TransactionInfo txn;
+    bool in_txn = false;
+    Lsn last_commit_lsn = kInvalidLsn, last_end_lsn = kInvalidLsn, acknowledged = kInvalidLsn;
+    last_commit_ = Clock::now();
+    auto acknowledge = [&](Lsn end) {
+      if (end != kInvalidLsn && end > acknowledged) {
+        stream->Acknowledge(end);
+        acknowledged = end;
+      }
+    };
+    Status result;
+    while (!(stop_->load() && !in_txn)) {
+      auto next = stream->Next(std::chrono::milliseconds(100));
+      if (!next.ok()) {
+        result = next.status();
+        break;
+      }
+      if (!*next) {
+        if (in_txn) continue;
+        if (AnyPending()) {
+          if (Clock::now() - last_commit_ >= o_.commit_interval) {
+            result = CommitRound(last_commit_lsn);
+            if (!result.ok()) break;
+            acknowledge(last_end_lsn);
+          }
+        } else {
+          acknowledge(last_end_lsn);  // the selected tables are idle: let PostgreSQL free the WAL
+        }
+        continue;
+      }
+      ChangeEvent& event = **next;
+      if (auto* begin = std::get_if<BeginTransaction>(&event)) {
+        txn = begin->txn;
+        in_txn = true;
+      } else if (auto* change = std::get_if<RowChange>(&event)) {
+        TableSink* sink = SinkOf(*change->relation);
+        if (sink == nullptr || sink->Holds(txn.commit_lsn)) continue;
+        result = sink->Apply(*change);
+        if (!result.ok()) break;
+        ++stats_->streamed_changes;
+      } else if (auto* schema = std::get_if<SourceSchemaChange>(&event)) {
+        TableSink* sink = SinkOf(*schema->current);
+        if (sink == nullptr) continue;
+        result = sink->CheckSource(*schema->current);
+        if (!result.ok()) {
+          result = result.WithContext(fmt::format(
+              "the description of {} changed at LSN {} in a way Tide cannot apply yet; nothing after the last "
+              "commit was acknowledged",
+              schema->current->table.ToString(), FormatLsn(txn.commit_lsn)));
+          break;
+        }
+      } else if (auto* truncate = std::get_if<TruncateTables>(&event)) {
+        for (const auto& relation : truncate->relations) {
+          TableSink* sink = SinkOf(*relation);
+          if (sink == nullptr || sink->Holds(txn.commit_lsn)) continue;
+          result = sink->Truncate();
+          if (!result.ok()) break;
+        }
+        if (!result.ok()) break;
+      } else if (auto* commit = std::get_if<CommitTransaction>(&event)) {
+        in_txn = false;
+        last_commit_lsn = commit->txn.commit_lsn;
+        last_end_lsn = commit->txn.end_lsn;
+        ++stats_->transactions;
+        if (Clock::now() - last_commit_ >= o_.commit_interval) {
+          if (AnyPending()) {
+            result = CommitRound(last_commit_lsn);
+            if (!result.ok()) break;
+          }
+          acknowledge(last_end_lsn);
+        }
+      }
+    }
+    if (result.ok() && !in_txn) {
+      // Stopping: what is buffered is whole transactions; commit it, then tell PostgreSQL.
+      result = CommitRound(last_commit_lsn);
+      if (result.ok()) {
+        acknowledge(last_end_lsn);
+        stream->Flush().IgnoreError();
+        Progress(fmt::format("stopped at {}", FormatLsn(last_commit_lsn)));
+      }
+    }
+    stream->Close().IgnoreError();
+    return result;
+  }
+
+  const PostgresSyncOptions& o_;
+  PostgresSync* sync_;
+  PostgresSyncStats* stats_;
+  const std::atomic<bool>* stop_;
+  std::string user_;
+  std::unique_ptr<PgConnection> sql_;
+  std::unique_ptr<Catalog> catalog_;
+  std::map<PgTableName, std::unique_ptr<TableSink>> sinks_;
+  Clock::time_point last_commit_ = Clock::now();
+};
+
+}  // namespace
+
+Status PostgresSync::Run() {
+  Pipeline pipeline(options_, this, &stats_, &stop_);
+  return pipeline.Run();
+}
+
+}  // namespace tide

@@ -1,0 +1,222 @@
+#include "tide/sync/table_sink.h"
+
+#include <fmt/format.h>
+
+#include "tide/table/schema/schema_manager.h"
+#include "tide/table/snapshot/snapshot_manager.h"
+
+namespace tide {
+
+Result<SinkPosition> ReadSinkPosition(FileSystem* fs, const std::string& table_path, const std::string& commit_user) {
+  SnapshotManager snapshots(fs, table_path);
+  SinkPosition position;
+  TIDE_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
+  if (!latest) return position;
+  TIDE_ASSIGN_OR_RETURN(auto earliest, snapshots.EarliestId());
+  for (int64_t id = *latest; id >= earliest.value_or(1); --id) {
+    auto s = snapshots.Get(id);
+    if (!s.ok()) {
+      if (s.status().IsNotFound()) break;  // expired underneath us
+      return s.status();
+    }
+    if (s->commit_user != commit_user) continue;
+    position.snapshot_id = id;
+    position.commit_lsn = static_cast<Lsn>(s->commit_identifier);
+    if (s->properties) {
+      auto it = s->properties->find(std::string(kCopyLsnProperty));
+      if (it != s->properties->end()) {
+        TIDE_ASSIGN_OR_RETURN(position.copy_lsn, ParseLsn(it->second));
+      }
+    }
+    break;
+  }
+  return position;
+}
+
+TableSink::~TableSink() {
+  if (write_) write_->Abort();
+}
+
+Result<std::unique_ptr<TableSink>> TableSink::Open(FileSystem* fs, std::string table_path, std::string table_name,
+                                                   std::string source_table, std::string commit_user) {
+  std::unique_ptr<TableSink> sink(new TableSink());
+  sink->fs_ = fs;
+  sink->table_path_ = std::move(table_path);
+  sink->table_name_ = std::move(table_name);
+  sink->source_table_ = std::move(source_table);
+  sink->commit_user_ = std::move(commit_user);
+  TIDE_ASSIGN_OR_RETURN(sink->schema_, SchemaManager(fs, sink->table_path_).Latest());
+  for (const std::string& key : sink->schema_.primary_keys) {
+    sink->key_columns_.push_back(sink->schema_.FieldIndex(key));
+  }
+  TIDE_ASSIGN_OR_RETURN(sink->committed_, ReadSinkPosition(fs, sink->table_path_, sink->commit_user_));
+  TIDE_RETURN_IF_ERROR(sink->NewWriter());
+  TIDE_ASSIGN_OR_RETURN(sink->commit_, FileStoreCommit::Create(fs, sink->table_path_, sink->table_name_));
+  return sink;
+}
+
+Status TableSink::NewWriter() {
+  if (write_) write_->Abort();
+  TableWriteConfig config;
+  config.table_name = table_name_;
+  TIDE_ASSIGN_OR_RETURN(write_, TableWrite::Create(fs_, table_path_, schema_, commit_user_, config));
+  return Status::OK();
+}
+
+Status TableSink::Truncate() {
+  if (!failed_.ok()) return failed_;
+  Status s = NewWriter();  // the rows buffered so far came before the TRUNCATE: they go with the table
+  if (!s.ok()) return Fail(s);
+  truncate_ = true;
+  pending_ = true;
+  return Status::OK();
+}
+
+Status TableSink::Fail(Status status) {
+  if (failed_.ok()) failed_ = status;
+  return status;
+}
+
+Status TableSink::CheckSource(const SourceRelation& relation) const {
+  for (const DataField& f : relation.fields) {
+    int idx = schema_.FieldIndex(f.name);
+    if (idx < 0) {
+      return Status::InvalidArgument(
+          "table {}: source column {}.{} has no column in the lake table; add it to the Paimon table (tide table "
+          "alter) or let Tide create the table anew",
+          table_name_, relation.table.ToString(), f.name);
+    }
+    const DataType& target = schema_.fields[static_cast<size_t>(idx)].type;
+    if (!target.EqualsIgnoreNullable(f.type)) {
+      return Status::InvalidArgument("table {}: column {} is {} in the lake but {} in PostgreSQL ({}); the types must match",
+                                     table_name_, f.name, target.ToString(), f.type.ToString(),
+                                     relation.table.ToString());
+    }
+  }
+  for (int k : key_columns_) {
+    const std::string& key = schema_.fields[static_cast<size_t>(k)].name;
+    if (relation.ColumnIndex(key) < 0) {
+      return Status::InvalidArgument("table {}: primary-key column {} is not a column of {}", table_name_, key,
+                                     relation.table.ToString());
+    }
+  }
+  return Status::OK();
+}
+
+Result<const std::vector<int>*> TableSink::ColumnMap(const SourceRelationPtr& relation) {
+  auto it = column_maps_.find(relation.get());
+  if (it != column_maps_.end()) return &it->second.second;
+  Status fits = CheckSource(*relation);
+  if (!fits.ok()) return Fail(fits);
+  std::vector<int> map;
+  for (const DataField& f : relation->fields) map.push_back(schema_.FieldIndex(f.name));
+  return &column_maps_.emplace(relation.get(), std::make_pair(relation, std::move(map))).first->second.second;
+}
+
+Result<Row> TableSink::ToTarget(const SourceRelationPtr& relation, const Row& source) {
+  TIDE_ASSIGN_OR_RETURN(const std::vector<int>* map, ColumnMap(relation));
+  Row row(schema_.fields.size());
+  for (size_t i = 0; i < map->size() && i < source.size(); ++i) row[static_cast<size_t>((*map)[i])] = source[i];
+  return row;
+}
+
+Status TableSink::Write(RowKind kind, Row row) {
+  Status s = write_->Write(kind, std::move(row));
+  if (!s.ok()) return Fail(s.WithContext("source table " + source_table_));
+  pending_ = true;
+  ++rows_written_;
+  return Status::OK();
+}
+
+Status TableSink::WriteCopyRows(const SourceRelationPtr& relation, std::vector<Row>* rows) {
+  if (!failed_.ok()) return failed_;
+  for (Row& source : *rows) {
+    TIDE_ASSIGN_OR_RETURN(Row row, ToTarget(relation, source));
+    TIDE_RETURN_IF_ERROR(Write(RowKind::kInsert, std::move(row)));
+  }
+  return Status::OK();
+}
+
+Status TableSink::Apply(const RowChange& change) {
+  if (!failed_.ok()) return failed_;
+  const SourceRelationPtr& relation = change.relation;
+  const SourceRelation& rel = *relation;
+  const bool primary_key = !key_columns_.empty();
+  if (!primary_key && change.kind != ChangeKind::kInsert) {
+    return Fail(Status::NotSupported(
+        "table {}: {} changed a row of {}, which has no primary key, so the lake table is an append table that "
+        "cannot apply updates and deletes; add a primary key to the PostgreSQL table (then resync), or name key "
+        "columns with --primary-keys",
+        table_name_, change.kind == ChangeKind::kUpdate ? "an UPDATE" : "a DELETE", rel.table.ToString()));
+  }
+  switch (change.kind) {
+    case ChangeKind::kInsert: {
+      TIDE_ASSIGN_OR_RETURN(Row row, ToTarget(relation, change.new_row));
+      return Write(RowKind::kInsert, std::move(row));
+    }
+    case ChangeKind::kUpdate: {
+      Row source = change.new_row;
+      for (int c : change.unchanged_columns) {
+        if (change.old_kind != PgOldTupleKind::kFull) {
+          return Fail(Status::NotSupported(
+              "table {}: an UPDATE of {} did not send column {} (an unchanged TOASTed value) and Tide cannot fill it "
+              "yet; run ALTER TABLE {} REPLICA IDENTITY FULL so PostgreSQL sends the old row, then restart",
+              table_name_, rel.table.ToString(), rel.fields[static_cast<size_t>(c)].name, rel.table.Quoted()));
+        }
+        source[static_cast<size_t>(c)] = change.old_row[static_cast<size_t>(c)];
+      }
+      TIDE_ASSIGN_OR_RETURN(Row row, ToTarget(relation, source));
+      if (change.old_kind != PgOldTupleKind::kNone) {
+        TIDE_ASSIGN_OR_RETURN(Row old_row, ToTarget(relation, change.old_row));
+        bool key_changed = false;
+        for (int k : key_columns_) {
+          if (CompareDatum(old_row[static_cast<size_t>(k)], row[static_cast<size_t>(k)]) != 0) key_changed = true;
+        }
+        if (key_changed) {
+          // The row now lives under another key: the old key is deleted.
+          TIDE_RETURN_IF_ERROR(Write(RowKind::kDelete, std::move(old_row)));
+          return Write(RowKind::kInsert, std::move(row));
+        }
+        if (change.old_kind == PgOldTupleKind::kFull) {
+          TIDE_RETURN_IF_ERROR(Write(RowKind::kUpdateBefore, std::move(old_row)));
+        }
+      }
+      return Write(RowKind::kUpdateAfter, std::move(row));
+    }
+    case ChangeKind::kDelete: {
+      TIDE_ASSIGN_OR_RETURN(Row row, ToTarget(relation, change.old_row));
+      return Write(RowKind::kDelete, std::move(row));
+    }
+  }
+  return Status::OK();
+}
+
+Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn) {
+  if (!failed_.ok()) return failed_;
+  if (!pending_ && !copy_lsn) return Status::OK();
+  auto messages = write_->PrepareCommit();
+  if (!messages.ok()) return Fail(messages.status());
+  CommitOptions options;
+  options.commit_user = commit_user_;
+  options.commit_identifier = static_cast<int64_t>(commit_lsn);
+  options.allow_empty = copy_lsn.has_value();
+  Lsn copy = copy_lsn.value_or(committed_.copy_lsn);
+  options.properties[std::string(kCommitLsnProperty)] = FormatLsn(commit_lsn);
+  options.properties[std::string(kSourceTableProperty)] = source_table_;
+  if (copy != kInvalidLsn) options.properties[std::string(kCopyLsnProperty)] = FormatLsn(copy);
+  auto result = truncate_ ? commit_->Overwrite(OverwriteScope::WholeTable(), *messages, options)
+                          : commit_->Commit(*messages, options);
+  if (!result.ok()) {
+    Status s = result.status();
+    if (truncate_) s = s.WithContext("applying a TRUNCATE of " + source_table_);
+    return Fail(s);
+  }
+  truncate_ = false;
+  if (!result->snapshot_ids.empty()) committed_.snapshot_id = result->snapshot_ids.back();
+  committed_.commit_lsn = commit_lsn;
+  committed_.copy_lsn = copy;
+  pending_ = false;
+  return Status::OK();
+}
+
+}  // namespace tide

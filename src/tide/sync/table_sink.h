@@ -1,0 +1,112 @@
+// TableSink: one target Paimon table of a sync. It turns the source's row changes into Paimon rows
+// (+I, +U, -U, -D) in the target's column order, buffers them in a TableWrite, and commits them with
+// the source position, exactly once.
+//
+// Position. Every commit of a sink is made by the sync's commit user with commit identifier = the
+// commit LSN of the last source transaction it holds, and carries `tide.source.commit-lsn` (the same
+// LSN) and `tide.source.copy-lsn` (the position of the table's initial copy) in the snapshot's
+// properties. Identifiers only grow, so the newest snapshot of that user says exactly which source
+// transactions the table holds: those with commit LSN <= committed().commit_lsn. A repeated commit of
+// the same position is reported as already committed by the committer and writes nothing.
+//
+// Invariants: a commit holds whole source transactions (the caller commits only between
+// transactions); copied rows get lower sequence numbers than every streamed change (they are written
+// first, by the same writer). After a failed write or commit the sink is failed and accepts nothing
+// (nothing more may be acknowledged). Thread-safety: one thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tide/base/result.h"
+#include "tide/io/file_system.h"
+#include "tide/postgres/change.h"
+#include "tide/postgres/lsn.h"
+#include "tide/table/operation/file_store_commit.h"
+#include "tide/table/sink/table_write.h"
+#include "tide/types/table_schema.h"
+
+namespace tide {
+
+inline constexpr std::string_view kCommitLsnProperty = "tide.source.commit-lsn";
+inline constexpr std::string_view kCopyLsnProperty = "tide.source.copy-lsn";
+inline constexpr std::string_view kSourceTableProperty = "tide.source.table";
+
+// What a target table holds of its source, read from its newest snapshot by the sync's commit user.
+struct SinkPosition {
+  Lsn copy_lsn = kInvalidLsn;    // the initial copy's position; kInvalidLsn: no complete copy yet
+  Lsn commit_lsn = kInvalidLsn;  // every source transaction with commit LSN <= this is in the table
+  std::optional<int64_t> snapshot_id;
+};
+
+// Reads the position of the table at `table_path` for `commit_user` (the newest snapshot of that user;
+// snapshots of other writers, such as a compaction job, are passed over).
+Result<SinkPosition> ReadSinkPosition(FileSystem* fs, const std::string& table_path, const std::string& commit_user);
+
+class TableSink {
+ public:
+  // Opens the sink of an existing target table (its latest schema).
+  static Result<std::unique_ptr<TableSink>> Open(FileSystem* fs, std::string table_path, std::string table_name,
+                                                 std::string source_table, std::string commit_user);
+  ~TableSink();
+  TableSink(const TableSink&) = delete;
+  TableSink& operator=(const TableSink&) = delete;
+
+  const std::string& table_name() const { return table_name_; }
+  const TableSchema& schema() const { return schema_; }
+  const SinkPosition& committed() const { return committed_; }
+  // Whether the transaction that committed at `commit_lsn` is already in the table.
+  bool Holds(Lsn commit_lsn) const { return commit_lsn <= committed_.commit_lsn; }
+  // Whether changes wait for a commit.
+  bool pending() const { return pending_; }
+  int64_t rows_written() const { return rows_written_; }
+
+  // Checks that rows of `relation` fit the target: every source column is a target column of the same
+  // type (nullability aside). InvalidArgument naming the column and the difference otherwise.
+  Status CheckSource(const SourceRelation& relation) const;
+
+  // Rows of the initial copy, in `relation`'s column order (moved from).
+  Status WriteCopyRows(const SourceRelationPtr& relation, std::vector<Row>* rows);
+  // One streamed change.
+  Status Apply(const RowChange& change);
+  // A TRUNCATE in stream order: what is buffered is dropped, and the next commit replaces the whole
+  // table (an OVERWRITE snapshot) with what is written after it.
+  Status Truncate();
+
+  // Commits what is buffered as holding every source transaction up to `commit_lsn`. With `copy_lsn`
+  // the commit also completes the initial copy taken at that position (and is made even when the table
+  // is empty). No-op when nothing is pending and no copy completes.
+  Status Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn = std::nullopt);
+
+ private:
+  TableSink() = default;
+  Status Fail(Status status);
+  // The target column of each source column of `relation` (cached per relation version).
+  Result<const std::vector<int>*> ColumnMap(const SourceRelationPtr& relation);
+  Result<Row> ToTarget(const SourceRelationPtr& relation, const Row& source);
+  Status Write(RowKind kind, Row row);
+  Status NewWriter();
+
+  FileSystem* fs_ = nullptr;
+  std::string table_path_;
+  std::string table_name_;
+  std::string source_table_;
+  std::string commit_user_;
+  TableSchema schema_;
+  std::vector<int> key_columns_;  // target indices of the primary key
+  std::unique_ptr<TableWrite> write_;
+  std::unique_ptr<FileStoreCommit> commit_;
+  SinkPosition committed_;
+  // By relation version; the map holds the relation, so no other version can take its address.
+  std::map<const SourceRelation*, std::pair<SourceRelationPtr, std::vector<int>>> column_maps_;
+  bool pending_ = false;
+  bool truncate_ = false;  // the next commit overwrites the table
+  int64_t rows_written_ = 0;
+  Status failed_;
+};
+
+}  // namespace tide

@@ -1,0 +1,306 @@
+// End-to-end tests of the sync (sync/postgres_sync.h) on a real PostgreSQL that the harness starts:
+// the initial copy, the stream, stopping, restarting, tables joining later, and the real `tide sync
+// postgres` binary killed with SIGKILL and restarted. Every test compares the lake with PostgreSQL
+// row for row.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "testing/pg_server.h"
+#include "testing/temp_dir.h"
+#include "tide/base/strings.h"
+#include "tide/postgres/replication_slot.h"
+#include "tide/sync/postgres_sync.h"
+#include "tide/sync/table_sink.h"
+#include "tide/table/table.h"
+
+namespace tide {
+namespace {
+
+using testing::PgServer;
+
+PgServer& Server() { return PgServer::Shared(); }
+
+void Sql(const std::string& sql, const std::string& db) {
+  Status st = Server().Exec(sql, db);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+}
+
+// The rows of a lake table, each as "v1|v2|..." (NULL as \N), sorted.
+std::vector<std::string> LakeRows(const std::string& path) {
+  std::vector<std::string> out;
+  auto table = Table::Open(FileSystem::Local(), path, "lake");
+  if (!table.ok()) return out;  // not created yet
+  auto reader = (*table)->NewReader(ReadOptions{});
+  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  if (!reader.ok()) return out;
+  std::vector<Row> rows;
+  while (true) {
+    auto more = (*reader)->NextBatch(1024, &rows);
+    EXPECT_TRUE(more.ok()) << more.status().ToString();
+    if (!more.ok() || !*more) break;
+  }
+  const auto& fields = (*reader)->fields();
+  for (const Row& row : rows) {
+    std::vector<std::string> parts;
+    for (size_t i = 0; i < row.size(); ++i) {
+      parts.push_back(row[i].is_null() ? "\\N" : DatumToString(row[i], fields[i].type));
+    }
+    out.push_back(Join(parts, "|"));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The rows of `select` (one text column per row, "v1|v2|..."), sorted.
+std::vector<std::string> PgRows(const std::string& select, const std::string& db) {
+  auto rows = Server().Query(select, db);
+  EXPECT_TRUE(rows.ok()) << rows.status().ToString();
+  std::vector<std::string> out;
+  if (!rows.ok()) return out;
+  for (const auto& r : *rows) out.push_back(r[0].value_or("\\N"));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Polls until the lake table equals PostgreSQL (or `seconds` pass); returns whether it did.
+bool WaitEqual(const std::string& path, const std::string& select, const std::string& db, int seconds = 30) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (LakeRows(path) == PgRows(select, db)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+// Runs a PostgresSync on its own thread until Stop().
+class SyncThread {
+ public:
+  explicit SyncThread(PostgresSyncOptions options) : sync_(std::move(options)) {
+    thread_ = std::thread([this] { result_ = sync_.Run(); done_ = true; });
+  }
+  ~SyncThread() {
+    if (thread_.joinable()) Stop().IgnoreError();
+  }
+  Status Stop() {
+    sync_.RequestStop();
+    thread_.join();
+    return result_;
+  }
+  bool done() const { return done_.load(); }
+  const PostgresSync& sync() const { return sync_; }
+
+ private:
+  PostgresSync sync_;
+  Status result_;
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+class PostgresSyncTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_ = "sync_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    db_ = ToLower(db_).substr(0, 60);
+    ASSERT_TRUE(Server().CreateDatabase(db_).ok());
+    warehouse_ = dir_.path() + "/warehouse";
+  }
+
+  PostgresSyncOptions Options(std::vector<PgTableName> tables) {
+    PostgresSyncOptions o;
+    o.warehouse = warehouse_;
+    o.database = "shop";
+    o.conninfo = Server().conninfo(db_);
+    o.tables = std::move(tables);
+    o.slot = "slot_" + db_.substr(5, 40);
+    o.publication = "pub_" + db_.substr(5, 40);
+    o.commit_interval = std::chrono::milliseconds(100);
+    o.copy_workers = 2;
+    return o;
+  }
+  std::string TablePath(const std::string& table) const { return warehouse_ + "/shop.db/" + table; }
+
+  std::string db_;
+  testing::TempDir dir_;
+  std::string warehouse_;
+};
+
+constexpr const char* kOrdersSelect =
+    "SELECT concat_ws('|', id::text, amount::text, coalesce(note, '\\N')) FROM orders";
+
+TEST_F(PostgresSyncTest, CopiesThenStreamsInsertsUpdatesAndDeletes) {
+  Sql("CREATE TABLE orders (id bigint PRIMARY KEY, amount numeric(10,2) NOT NULL, note text)", db_);
+  Sql("INSERT INTO orders SELECT g, g * 1.25, 'n' || g FROM generate_series(1, 3000) g", db_);
+  {
+    SyncThread sync(Options({{"public", "orders"}}));
+    ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_)) << "the initial copy";
+    EXPECT_EQ(sync.sync().stats().copied_rows, 3000);
+    // Inserts, updates (one moves its key), deletes, NULLs, in several transactions.
+    Sql("INSERT INTO orders SELECT g, g, NULL FROM generate_series(3001, 3500) g", db_);
+    Sql("UPDATE orders SET amount = amount + 1000, note = 'updated' WHERE id % 7 = 0", db_);
+    Sql("UPDATE orders SET id = 10000 WHERE id = 5", db_);
+    Sql("DELETE FROM orders WHERE id % 11 = 0", db_);
+    Sql("BEGIN; INSERT INTO orders VALUES (20000, 1.5, 'x'); DELETE FROM orders WHERE id = 20000; COMMIT", db_);
+    ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_)) << "the stream";
+    Status stopped = sync.Stop();
+    ASSERT_TRUE(stopped.ok()) << stopped.ToString();
+  }
+  // The lake's position is acknowledged: the slot's confirmed position reached it.
+  auto position = ReadSinkPosition(FileSystem::Local(), TablePath("orders"), PostgresSync::CommitUser(Options({}).slot));
+  ASSERT_TRUE(position.ok()) << position.status().ToString();
+  EXPECT_NE(position->copy_lsn, kInvalidLsn);
+  EXPECT_GT(position->commit_lsn, position->copy_lsn);
+  auto confirmed = Server().QueryValue("SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '" +
+                                       Options({}).slot + "'");
+  ASSERT_TRUE(confirmed.ok());
+  auto confirmed_lsn = ParseLsn(*confirmed);
+  ASSERT_TRUE(confirmed_lsn.ok()) << *confirmed;
+  EXPECT_GT(*confirmed_lsn, position->commit_lsn);
+}
+
+// An append table (no primary key) shows every repeat and every loss as a row too many or too few.
+constexpr const char* kEventsSelect = "SELECT concat_ws('|', id::text, payload) FROM events";
+
+TEST_F(PostgresSyncTest, RestartResumesWithoutLossOrRepeat) {
+  Sql("CREATE TABLE events (id bigint NOT NULL, payload text)", db_);
+  Sql("INSERT INTO events SELECT g, 'copy' FROM generate_series(1, 500) g", db_);
+  for (int round = 0; round < 3; ++round) {
+    SyncThread sync(Options({{"public", "events"}}));
+    Sql("INSERT INTO events SELECT g, 'round" + std::to_string(round) + "' FROM generate_series(1, 200) g", db_);
+    ASSERT_TRUE(WaitEqual(TablePath("events"), kEventsSelect, db_)) << "round " << round;
+    Status stopped = sync.Stop();
+    ASSERT_TRUE(stopped.ok()) << stopped.ToString();
+    // Changes made while the sync is down arrive after the restart.
+    Sql("INSERT INTO events SELECT g, 'down" + std::to_string(round) + "' FROM generate_series(1, 50) g", db_);
+  }
+  SyncThread sync(Options({{"public", "events"}}));
+  ASSERT_TRUE(WaitEqual(TablePath("events"), kEventsSelect, db_));
+  EXPECT_EQ(LakeRows(TablePath("events")).size(), 500u + 3 * 250u);
+  ASSERT_TRUE(sync.Stop().ok());
+}
+
+TEST_F(PostgresSyncTest, TableAddedOnRestartIsCopiedAtItsOwnPositionAndJoinsTheStream) {
+  Sql("CREATE TABLE events (id bigint NOT NULL, payload text)", db_);
+  Sql("CREATE TABLE orders (id bigint PRIMARY KEY, amount numeric(10,2) NOT NULL, note text)", db_);
+  Sql("INSERT INTO events SELECT g, 'e' FROM generate_series(1, 100) g", db_);
+  Sql("INSERT INTO orders SELECT g, g, 'o' FROM generate_series(1, 100) g", db_);
+  {
+    SyncThread sync(Options({{"public", "events"}}));
+    ASSERT_TRUE(WaitEqual(TablePath("events"), kEventsSelect, db_));
+    ASSERT_TRUE(sync.Stop().ok());
+  }
+  // While the sync is down, both tables change; then it restarts with orders added.
+  Sql("INSERT INTO events SELECT g, 'later' FROM generate_series(1, 10) g", db_);
+  Sql("UPDATE orders SET note = 'changed' WHERE id <= 10", db_);
+  SyncThread sync(Options({{"public", "events"}, {"public", "orders"}}));
+  ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_));
+  ASSERT_TRUE(WaitEqual(TablePath("events"), kEventsSelect, db_));
+  Sql("INSERT INTO orders VALUES (1000, 1, 'streamed'); INSERT INTO events VALUES (1000, 'streamed')", db_);
+  ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_));
+  ASSERT_TRUE(WaitEqual(TablePath("events"), kEventsSelect, db_));
+  ASSERT_TRUE(sync.Stop().ok());
+}
+
+TEST_F(PostgresSyncTest, TruncateEmptiesTheTablesInStreamOrder) {
+  Sql("CREATE TABLE orders (id bigint PRIMARY KEY, amount numeric(10,2) NOT NULL, note text)", db_);
+  Sql("CREATE TABLE events (id bigint NOT NULL, payload text)", db_);
+  Sql("INSERT INTO orders SELECT g, g, 'o' FROM generate_series(1, 300) g", db_);
+  Sql("INSERT INTO events SELECT g, 'e' FROM generate_series(1, 300) g", db_);
+  PostgresSyncOptions options = Options({{"public", "orders"}, {"public", "events"}});
+  options.table_conf = {{"bucket", "2"}, {"bucket-key", "id"}};
+  options.commit_interval = std::chrono::milliseconds(2000);  // the changes below share one commit
+  SyncThread sync(options);
+  ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_));
+  ASSERT_TRUE(WaitEqual(TablePath("events"), kEventsSelect, db_));
+  Sql("INSERT INTO orders VALUES (1000, 1, 'before'); INSERT INTO events VALUES (1000, 'before')", db_);
+  Sql("BEGIN; INSERT INTO orders VALUES (1001, 1, 'same txn'); TRUNCATE orders, events; "
+      "INSERT INTO orders VALUES (7, 7, 'after'); INSERT INTO events VALUES (7, 'after'); COMMIT",
+      db_);
+  Sql("INSERT INTO orders VALUES (8, 8, 'later'); UPDATE orders SET note = 'again' WHERE id = 7", db_);
+  ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_));
+  ASSERT_TRUE(WaitEqual(TablePath("events"), kEventsSelect, db_));
+  EXPECT_EQ(LakeRows(TablePath("orders")), (std::vector<std::string>{"7|7.00|again", "8|8.00|later"}));
+  ASSERT_TRUE(sync.Stop().ok());
+}
+
+TEST_F(PostgresSyncTest, UpdateOrDeleteOfATableWithoutPrimaryKeyStopsWithAClearError) {
+  Sql("CREATE TABLE events (id bigint NOT NULL, payload text)", db_);
+  Sql("ALTER TABLE events REPLICA IDENTITY FULL", db_);
+  Sql("INSERT INTO events VALUES (1, 'a')", db_);
+  SyncThread sync(Options({{"public", "events"}}));
+  ASSERT_TRUE(WaitEqual(TablePath("events"), kEventsSelect, db_));
+  Sql("DELETE FROM events WHERE id = 1", db_);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (!sync.done() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(sync.done());
+  Status st = sync.Stop();
+  EXPECT_TRUE(st.IsNotSupported()) << st.ToString();
+  EXPECT_NE(st.message().find("no primary key"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("public.events"), std::string::npos) << st.ToString();
+  // The lake still holds the row: nothing of the failed transaction landed.
+  EXPECT_EQ(LakeRows(TablePath("events")), (std::vector<std::string>{"1|a"}));
+}
+
+// The real binary, killed with SIGKILL at moments while a writer inserts, then restarted: in the end
+// the lake holds every row exactly once.
+TEST_F(PostgresSyncTest, BinaryKilledAndRestartedHoldsEveryRowOnce) {
+  Sql("CREATE TABLE events (id bigint NOT NULL, payload text)", db_);
+  Sql("INSERT INTO events SELECT g, 'copy' FROM generate_series(1, 2000) g", db_);
+  PostgresSyncOptions o = Options({});
+  auto start = [&]() -> pid_t {
+    std::vector<std::string> argv = {testing::BuildDir() + "/tide", "sync", "postgres", "--warehouse", warehouse_,
+                                     "--database", "shop", "--postgres", o.conninfo, "--tables", "public.events",
+                                     "--slot", o.slot, "--publication", o.publication, "--commit-interval", "50ms"};
+    std::vector<char*> ptrs;
+    for (auto& a : argv) ptrs.push_back(a.data());
+    ptrs.push_back(nullptr);
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      int devnull = ::open("/dev/null", O_WRONLY);
+      ::dup2(devnull, 2);
+      ::execv(ptrs[0], ptrs.data());
+      _exit(127);
+    }
+    return pid;
+  };
+  std::atomic<bool> writing{true};
+  std::thread writer([&] {
+    for (int i = 0; writing.load() && i < 400; ++i) {
+      Status st = Server().Exec("INSERT INTO events SELECT g, 'w" + std::to_string(i) +
+                                    "' FROM generate_series(1, 25) g",
+                                db_);
+      if (!st.ok()) ADD_FAILURE() << st.ToString();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  });
+  for (int kill = 0; kill < 5; ++kill) {
+    pid_t pid = start();
+    ASSERT_GT(pid, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(700 + 150 * kill));
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  }
+  writing = false;
+  writer.join();
+  pid_t pid = start();
+  bool equal = WaitEqual(TablePath("events"), kEventsSelect, db_, 60);
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(equal) << "lake " << LakeRows(TablePath("events")).size() << " rows, PostgreSQL "
+                     << PgRows(kEventsSelect, db_).size();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+}
+
+}  // namespace
+}  // namespace tide
