@@ -19,6 +19,7 @@
 #include "tide/base/strings.h"
 #include "tide/postgres/replication_slot.h"
 #include "tide/sync/postgres_sync.h"
+#include "tide/sync/table_selection.h"
 #include "tide/sync/table_sink.h"
 #include "tide/table/table.h"
 
@@ -229,6 +230,47 @@ TEST_F(PostgresSyncTest, TruncateEmptiesTheTablesInStreamOrder) {
   ASSERT_TRUE(WaitEqual(TablePath("events"), kEventsSelect, db_));
   EXPECT_EQ(LakeRows(TablePath("orders")), (std::vector<std::string>{"7|7.00|again", "8|8.00|later"}));
   ASSERT_TRUE(sync.Stop().ok());
+}
+
+// The field report's layout: tables chosen by pattern, named with a prefix, partitioned by a day
+// computed from a timestamp (part of the primary key here, so rows keep their partition).
+TEST_F(PostgresSyncTest, PatternsPrefixAndAComputedPartitionColumn) {
+  for (const char* t : {"orders_1", "orders_2", "orders_10", "other"}) {
+    Sql(std::string("CREATE TABLE ") + t + " (id bigint PRIMARY KEY, created timestamp(3) NOT NULL, note text)", db_);
+    Sql(std::string("INSERT INTO ") + t +
+            " SELECT g, timestamp '2026-11-29 22:00:00' + g * interval '1 hour', 'n' FROM generate_series(1, 60) g",
+        db_);
+  }
+  // The day comes from a column outside the primary key: deletes need whole old rows to find it.
+  Sql("ALTER TABLE orders_1 REPLICA IDENTITY FULL", db_);
+  PostgresSyncOptions options = Options({});
+  auto selection = TableSelection::Parse("public.orders_\\d+", "orders_2", "ods_", "", "");
+  ASSERT_TRUE(selection.ok()) << selection.status().ToString();
+  options.selection = *selection;
+  options.computed_columns = {ScopedValue::Parse("dt=date_format(created, yyyy-MM-dd)").value()};
+  options.partition_keys = {ScopedValue::Parse("dt").value()};
+  options.primary_keys = {ScopedValue::Parse("id,dt").value()};
+  SyncThread sync(options);
+  const std::string select =
+      "SELECT concat_ws('|', id::text, to_char(created, 'YYYY-MM-DD HH24:MI:SS') || '.000', note, "
+      "to_char(created, 'YYYY-MM-DD')) FROM ";
+  ASSERT_TRUE(WaitEqual(TablePath("ods_orders_1"), select + "orders_1", db_) || !sync.done())
+      << sync.Stop().ToString();
+  ASSERT_TRUE(WaitEqual(TablePath("ods_orders_1"), select + "orders_1", db_));
+  ASSERT_TRUE(WaitEqual(TablePath("ods_orders_10"), select + "orders_10", db_));
+  Sql("INSERT INTO orders_1 VALUES (1000, '2027-01-01 00:00:00', 'new year'); DELETE FROM orders_1 WHERE id = 3; "
+      "UPDATE orders_1 SET note = 'u' WHERE id = 50",
+      db_);
+  ASSERT_TRUE(WaitEqual(TablePath("ods_orders_1"), select + "orders_1", db_));
+  ASSERT_TRUE(sync.Stop().ok());
+  // Neither the excluded table nor the unmatched one is in the lake; the partitions are folders.
+  EXPECT_FALSE(FileSystem::Local()->Exists(TablePath("ods_orders_2")).value());
+  EXPECT_FALSE(FileSystem::Local()->Exists(TablePath("ods_other")).value());
+  EXPECT_TRUE(FileSystem::Local()->Exists(TablePath("ods_orders_1") + "/dt=2027-01-01").value());
+  auto table = Table::Open(FileSystem::Local(), TablePath("ods_orders_1"), "shop.ods_orders_1");
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ((*table)->latest_schema().partition_keys, (std::vector<std::string>{"dt"}));
+  EXPECT_EQ((*table)->latest_schema().primary_keys, (std::vector<std::string>{"id", "dt"}));
 }
 
 TEST_F(PostgresSyncTest, UpdateOrDeleteOfATableWithoutPrimaryKeyStopsWithAClearError) {

@@ -13,6 +13,7 @@
 #include "tide/base/strings.h"
 #include "tide/postgres/publication.h"
 #include "tide/sync/postgres_sync.h"
+#include "tide/sync/table_selection.h"
 
 namespace tide::cli {
 namespace {
@@ -22,6 +23,10 @@ struct SyncFlags {
   std::string database;
   std::string postgres;
   std::string tables;
+  std::string excluding_tables;
+  std::vector<std::string> computed_columns;
+  std::vector<std::string> partition_keys;
+  std::vector<std::string> primary_keys;
   std::string slot;
   std::string publication;
   std::string table_prefix;
@@ -45,7 +50,21 @@ Status Run(const SyncFlags& flags) {
   options.warehouse = flags.warehouse;
   options.database = flags.database;
   options.conninfo = flags.postgres;
-  TIDE_ASSIGN_OR_RETURN(options.tables, ParsePgTableList(flags.tables));
+  TIDE_ASSIGN_OR_RETURN(TableSelection selection,
+                        TableSelection::Parse(flags.tables, flags.excluding_tables, flags.table_prefix,
+                                              flags.table_suffix, /*into=*/""));
+  options.selection = std::move(selection);
+  auto scoped = [](const std::vector<std::string>& values,
+                   std::vector<ScopedValue>* out) -> Status {
+    for (const std::string& v : values) {
+      TIDE_ASSIGN_OR_RETURN(ScopedValue parsed, ScopedValue::Parse(v));
+      out->push_back(std::move(parsed));
+    }
+    return Status::OK();
+  };
+  TIDE_RETURN_IF_ERROR(scoped(flags.computed_columns, &options.computed_columns));
+  TIDE_RETURN_IF_ERROR(scoped(flags.partition_keys, &options.partition_keys));
+  TIDE_RETURN_IF_ERROR(scoped(flags.primary_keys, &options.primary_keys));
   options.slot = flags.slot.empty() ? "tide_" + ToLower(flags.database) : flags.slot;
   options.publication = flags.publication.empty() ? options.slot : flags.publication;
   options.manage_publication = flags.publication.empty();
@@ -91,13 +110,25 @@ void RegisterSync(CLI::App& app) {
   pg->add_option("--warehouse", flags->warehouse, "the lake's warehouse folder (created if missing)")->required();
   pg->add_option("--database", flags->database, "the lake database the tables go to (created if missing)")->required();
   pg->add_option("--postgres", flags->postgres, "libpq connection string or postgresql:// URI")->required();
-  pg->add_option("--tables", flags->tables, "comma-separated PostgreSQL tables: schema.table[,...]")->required();
+  pg->add_option("--tables", flags->tables,
+                 "comma-separated PostgreSQL tables: names (schema.table) or regular expressions (public\\..*)")
+      ->required();
+  pg->add_option("--excluding-tables", flags->excluding_tables, "tables left out: names or regular expressions");
+  pg->add_option("--computed-column", flags->computed_columns,
+                 "[TABLE:]name=function(args), e.g. 'dt=date_format(update_time, yyyy-MM-dd)' (repeatable)")
+      ->allow_extra_args(false);
+  pg->add_option("--partition-keys", flags->partition_keys, "[TABLE:]comma-separated partition columns (repeatable)")
+      ->allow_extra_args(false);
+  pg->add_option("--primary-keys", flags->primary_keys,
+                 "[TABLE:]comma-separated primary-key columns (repeatable; default PostgreSQL's)")
+      ->allow_extra_args(false);
   pg->add_option("--slot", flags->slot, "replication slot (created when missing, reused when present; default tide_<database>)");
   pg->add_option("--publication", flags->publication,
                  "publication (created for the tables when missing, else checked to cover them; default: the slot's name)");
   pg->add_option("--table-prefix", flags->table_prefix, "prefix of the lake table names");
   pg->add_option("--table-suffix", flags->table_suffix, "suffix of the lake table names");
-  pg->add_option("--table-conf", flags->table_conf, "Paimon table option KEY=VALUE for the tables the sync creates (repeatable)");
+  pg->add_option("--table-conf", flags->table_conf, "Paimon table option KEY=VALUE for the tables the sync creates (repeatable)")
+      ->allow_extra_args(false);
   pg->add_option("--commit-interval", flags->commit_interval,
                  "how often buffered changes are committed (at a transaction boundary), e.g. 500ms, 2s; default 500ms");
   pg->add_option("--copy-workers", flags->copy_workers, "PostgreSQL sessions copying tables in parallel (default 4)");

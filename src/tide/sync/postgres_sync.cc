@@ -16,11 +16,13 @@
 #include "tide/postgres/pg_connection.h"
 #include "tide/postgres/replication_slot.h"
 #include "tide/postgres/snapshot_copy.h"
+#include "tide/sync/computed_column.h"
 #include "tide/sync/table_sink.h"
 
 namespace tide {
 
 std::string PostgresSync::TargetName(const PgTableName& table) const {
+  if (options_.selection) return options_.selection->TargetName(table);
   return ToLower(options_.table_prefix + table.name + options_.table_suffix);
 }
 
@@ -28,15 +30,80 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// What the per-table flags make of one source table: its computed columns, partition and primary keys.
+struct TableLayout {
+  std::vector<std::string> computed_specs;  // in flag order
+  std::vector<ComputedColumn> computed;     // bound against the source columns
+  std::vector<std::string> partition_keys;
+  std::vector<std::string> primary_keys;
+};
+
+// The keys a [TABLE:]a,b flag gives `table` whose columns are `columns`: the table's own value, else an
+// unscoped one when the table has every column it names; `fallback` otherwise.
+Result<std::vector<std::string>> KeysFor(const std::vector<ScopedValue>& values, const PgTableName& table,
+                                         const std::vector<std::string>& columns, std::string_view flag,
+                                         std::vector<std::string> fallback) {
+  const ScopedValue* own = nullptr;
+  const ScopedValue* any = nullptr;
+  for (const ScopedValue& v : values) {
+    if (v.scoped() && v.AppliesTo(table)) own = &v;
+    if (!v.scoped()) any = &v;
+  }
+  for (const ScopedValue* v : {own, any}) {
+    if (v == nullptr) continue;
+    std::vector<std::string> keys = SplitTrimmed(v->value, ',');
+    bool fits = true;
+    for (const std::string& k : keys) {
+      if (std::find(columns.begin(), columns.end(), k) == columns.end()) {
+        if (v == own) {
+          return Status::InvalidArgument("{} names column {}, which {} does not have (columns: {})", flag, k,
+                                         table.ToString(), Join(columns, ", "));
+        }
+        fits = false;
+      }
+    }
+    if (fits) return keys;
+  }
+  return fallback;
+}
+
+Result<TableLayout> LayoutFor(const SourceRelation& relation, const PostgresSyncOptions& options) {
+  TableLayout layout;
+  for (const ScopedValue& v : options.computed_columns) {
+    if (!v.AppliesTo(relation.table)) continue;
+    TIDE_ASSIGN_OR_RETURN(ComputedColumn c, ComputedColumn::Parse(v.value));
+    if (c.reference() && relation.ColumnIndex(*c.reference()) < 0) {
+      // An unscoped computed column applies to the tables that have its column.
+      if (!v.scoped()) continue;
+      return Status::InvalidArgument("--computed-column {} reads column {}, which {} does not have", v.value,
+                                     *c.reference(), relation.table.ToString());
+    }
+    layout.computed_specs.push_back(v.value);
+  }
+  TIDE_ASSIGN_OR_RETURN(layout.computed, BuildComputedColumns(layout.computed_specs, relation.fields));
+  std::vector<std::string> columns;
+  for (const DataField& f : relation.fields) columns.push_back(f.name);
+  for (const ComputedColumn& c : layout.computed) columns.push_back(c.name());
+  std::vector<std::string> source_keys;
+  for (int k : relation.key_columns) source_keys.push_back(relation.fields[static_cast<size_t>(k)].name);
+  TIDE_ASSIGN_OR_RETURN(layout.primary_keys,
+                        KeysFor(options.primary_keys, relation.table, columns, "--primary-keys", source_keys));
+  TIDE_ASSIGN_OR_RETURN(layout.partition_keys,
+                        KeysFor(options.partition_keys, relation.table, columns, "--partition-keys", {}));
+  return layout;
+}
+
 // Creates the target of `relation` from PostgreSQL's description of it: its columns with their mapped
-// types, its primary key (NOT NULL), and the sync's table options.
+// types, then the computed columns; its primary key (NOT NULL) and partition keys; the sync's table
+// options.
 Status CreateTargetTable(const Catalog& catalog, const TableIdentifier& id, const SourceRelation& relation,
-                         const PostgresSyncOptions& options) {
+                         const TableLayout& layout, const PostgresSyncOptions& options) {
   std::vector<ColumnDefinition> columns;
   for (const DataField& f : relation.fields) columns.push_back(ColumnDefinition{f.name, f.type, f.description});
-  std::vector<std::string> primary_keys;
-  for (int k : relation.key_columns) primary_keys.push_back(relation.fields[static_cast<size_t>(k)].name);
-  auto created = catalog.CreateTable(id, columns, {}, primary_keys, options.table_conf);
+  for (const ComputedColumn& c : layout.computed) {
+    columns.push_back(ColumnDefinition{c.name(), c.result_type(), "computed: " + c.spec()});
+  }
+  auto created = catalog.CreateTable(id, columns, layout.partition_keys, layout.primary_keys, options.table_conf);
   if (!created.ok() && !created.status().IsAlreadyExists()) {
     return created.status().WithContext("creating the lake table for " + relation.table.ToString());
   }
@@ -45,15 +112,21 @@ Status CreateTargetTable(const Catalog& catalog, const TableIdentifier& id, cons
 
 class Pipeline {
  public:
-  Pipeline(const PostgresSyncOptions& options, PostgresSync* sync, PostgresSyncStats* stats,
+  Pipeline(PostgresSyncOptions& options, PostgresSync* sync, PostgresSyncStats* stats,
            const std::atomic<bool>* stop)
       : o_(options), sync_(sync), stats_(stats), stop_(stop), user_(PostgresSync::CommitUser(options.slot)) {}
 
   Status Run() {
     TIDE_RETURN_IF_ERROR(ValidateSlotName(o_.slot));
-    if (o_.tables.empty()) return Status::InvalidArgument("no tables to sync: give --tables");
     TIDE_ASSIGN_OR_RETURN(sql_, PgConnection::Connect(o_.conninfo));
     TIDE_RETURN_IF_ERROR(CheckLogicalReplicationReady(*sql_));
+    if (o_.selection) {
+      TIDE_ASSIGN_OR_RETURN(o_.tables, SelectTables());
+      std::vector<std::string> names;
+      for (const auto& t : o_.tables) names.push_back(t.ToString());
+      Progress(fmt::format("selected {}", Join(names, ", ")));
+    }
+    if (o_.tables.empty()) return Status::InvalidArgument("no tables to sync: give --tables");
     TIDE_RETURN_IF_ERROR(CheckTablesExist(*sql_, o_.tables));
     TIDE_RETURN_IF_ERROR(KeepPublicationInStep());
 
@@ -108,6 +181,20 @@ class Pipeline {
     if (o_.on_progress) o_.on_progress(line);
   }
 
+  // The server's tables (partitioned roots, not their partitions) that the selection selects.
+  Result<std::vector<PgTableName>> SelectTables() {
+    TIDE_ASSIGN_OR_RETURN(
+        PgResult rows,
+        sql_->Query("SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                    "WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND n.nspname NOT IN "
+                    "('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%' ORDER BY 1, 2"));
+    std::vector<PgTableName> candidates;
+    for (int r = 0; r < rows.rows(); ++r) {
+      candidates.push_back(PgTableName{std::string(rows.Value(r, 0)), std::string(rows.Value(r, 1))});
+    }
+    return o_.selection->Select(candidates);
+  }
+
   // Creates the publication for the tables, or adds the tables it lacks when the sync owns it.
   Status KeepPublicationInStep() {
     TIDE_ASSIGN_OR_RETURN(bool exists, PublicationExists(*sql_, o_.publication));
@@ -128,8 +215,12 @@ class Pipeline {
 
   Status OpenSink(const PgTableName& table) {
     TableIdentifier id{o_.database, sync_->TargetName(table)};
+    std::vector<std::string> computed;
+    for (const ScopedValue& v : o_.computed_columns) {
+      if (v.AppliesTo(table)) computed.push_back(v.value);
+    }
     TIDE_ASSIGN_OR_RETURN(auto sink, TableSink::Open(FileSystem::Local(), catalog_->TablePath(id), id.ToString(),
-                                                     table.ToString(), user_));
+                                                     table.ToString(), user_, std::move(computed)));
     sinks_[table] = std::move(sink);
     return Status::OK();
   }
@@ -147,7 +238,8 @@ class Pipeline {
     repl.reset();  // every worker holds the snapshot now; the export (and a temporary slot) may end
     for (const SourceRelationPtr& relation : copy->relations()) {
       TableIdentifier id{o_.database, sync_->TargetName(relation->table)};
-      TIDE_RETURN_IF_ERROR(CreateTargetTable(*catalog_, id, *relation, o_));
+      TIDE_ASSIGN_OR_RETURN(TableLayout layout, LayoutFor(*relation, o_));
+      TIDE_RETURN_IF_ERROR(CreateTargetTable(*catalog_, id, *relation, layout, o_));
       if (!sinks_.count(relation->table)) TIDE_RETURN_IF_ERROR(OpenSink(relation->table));
       TIDE_RETURN_IF_ERROR(sinks_.at(relation->table)->CheckSource(*relation));
     }
@@ -290,7 +382,7 @@ class Pipeline {
     return result;
   }
 
-  const PostgresSyncOptions& o_;
+  PostgresSyncOptions& o_;
   PostgresSync* sync_;
   PostgresSyncStats* stats_;
   const std::atomic<bool>* stop_;
@@ -304,7 +396,8 @@ class Pipeline {
 }  // namespace
 
 Status PostgresSync::Run() {
-  Pipeline pipeline(options_, this, &stats_, &stop_);
+  PostgresSyncOptions options = options_;
+  Pipeline pipeline(options, this, &stats_, &stop_);
   return pipeline.Run();
 }
 

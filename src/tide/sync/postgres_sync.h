@@ -27,6 +27,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +35,7 @@
 #include "tide/base/result.h"
 #include "tide/io/file_system.h"
 #include "tide/postgres/publication.h"
+#include "tide/sync/table_selection.h"
 
 namespace tide {
 
@@ -42,6 +44,14 @@ struct PostgresSyncOptions {
   std::string database;  // the lake database the targets live in
   std::string conninfo;  // PostgreSQL (libpq conninfo)
   std::vector<PgTableName> tables;
+  // --tables patterns, --excluding-tables, prefix and suffix: when set, `tables` is what it selects
+  // among the server's tables (and partitioned roots), and it names the lake tables.
+  std::optional<TableSelection> selection;
+  // Per-table flags in their `[TABLE:]VALUE` form. A value without a scope applies to every selected
+  // table that has the columns it names; a scoped one must fit its table.
+  std::vector<ScopedValue> computed_columns;  // name=function(args)
+  std::vector<ScopedValue> partition_keys;    // comma-separated columns (computed ones too)
+  std::vector<ScopedValue> primary_keys;      // comma-separated; default: PostgreSQL's primary key
   std::string slot;
   std::string publication;
   // Whether the sync owns the publication: it then adds tables newly selected to it (a publication the

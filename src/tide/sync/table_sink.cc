@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "tide/table/schema/schema_manager.h"
 #include "tide/table/snapshot/snapshot_manager.h"
 
@@ -38,13 +40,19 @@ TableSink::~TableSink() {
 }
 
 Result<std::unique_ptr<TableSink>> TableSink::Open(FileSystem* fs, std::string table_path, std::string table_name,
-                                                   std::string source_table, std::string commit_user) {
+                                                   std::string source_table, std::string commit_user,
+                                                   std::vector<std::string> computed_specs) {
   std::unique_ptr<TableSink> sink(new TableSink());
   sink->fs_ = fs;
   sink->table_path_ = std::move(table_path);
   sink->table_name_ = std::move(table_name);
   sink->source_table_ = std::move(source_table);
   sink->commit_user_ = std::move(commit_user);
+  sink->computed_specs_ = std::move(computed_specs);
+  for (const std::string& spec : sink->computed_specs_) {
+    TIDE_ASSIGN_OR_RETURN(ComputedColumn c, ComputedColumn::Parse(spec));
+    sink->computed_names_.insert(c.name());
+  }
   TIDE_ASSIGN_OR_RETURN(sink->schema_, SchemaManager(fs, sink->table_path_).Latest());
   for (const std::string& key : sink->schema_.primary_keys) {
     sink->key_columns_.push_back(sink->schema_.FieldIndex(key));
@@ -95,7 +103,7 @@ Status TableSink::CheckSource(const SourceRelation& relation) const {
   }
   for (int k : key_columns_) {
     const std::string& key = schema_.fields[static_cast<size_t>(k)].name;
-    if (relation.ColumnIndex(key) < 0) {
+    if (relation.ColumnIndex(key) < 0 && !computed_names_.count(key)) {
       return Status::InvalidArgument("table {}: primary-key column {} is not a column of {}", table_name_, key,
                                      relation.table.ToString());
     }
@@ -103,20 +111,47 @@ Status TableSink::CheckSource(const SourceRelation& relation) const {
   return Status::OK();
 }
 
-Result<const std::vector<int>*> TableSink::ColumnMap(const SourceRelationPtr& relation) {
+Result<const TableSink::RelationMap*> TableSink::MapOf(const SourceRelationPtr& relation) {
   auto it = column_maps_.find(relation.get());
-  if (it != column_maps_.end()) return &it->second.second;
+  if (it != column_maps_.end()) return &it->second;
   Status fits = CheckSource(*relation);
   if (!fits.ok()) return Fail(fits);
-  std::vector<int> map;
-  for (const DataField& f : relation->fields) map.push_back(schema_.FieldIndex(f.name));
-  return &column_maps_.emplace(relation.get(), std::make_pair(relation, std::move(map))).first->second.second;
+  RelationMap map;
+  map.relation = relation;
+  std::vector<std::string> specs;
+  for (const std::string& spec : computed_specs_) {
+    auto parsed = ComputedColumn::Parse(spec);
+    if (!parsed.ok()) return Fail(parsed.status());
+    if (parsed->reference() && relation->ColumnIndex(*parsed->reference()) < 0) continue;
+    specs.push_back(spec);
+  }
+  auto computed = BuildComputedColumns(specs, relation->fields);
+  if (!computed.ok()) return Fail(computed.status().WithContext("table " + table_name_));
+  map.computed = std::move(computed).value();
+  for (const DataField& f : relation->fields) map.columns.push_back(schema_.FieldIndex(f.name));
+  for (const ComputedColumn& col : map.computed) {
+    int idx = schema_.FieldIndex(col.name());
+    if (idx < 0) {
+      return Fail(Status::InvalidArgument("table {}: computed column {} is not a column of the lake table",
+                                          table_name_, col.name()));
+    }
+    map.columns.push_back(idx);
+  }
+  return &column_maps_.emplace(relation.get(), std::move(map)).first->second;
 }
 
 Result<Row> TableSink::ToTarget(const SourceRelationPtr& relation, const Row& source) {
-  TIDE_ASSIGN_OR_RETURN(const std::vector<int>* map, ColumnMap(relation));
+  TIDE_ASSIGN_OR_RETURN(const RelationMap* map, MapOf(relation));
+  Row extended = source;
+  extended.resize(relation->fields.size());
+  if (!map->computed.empty()) {
+    Status s = AppendComputedValues(map->computed, &extended);
+    if (!s.ok()) return Fail(s.WithContext("table " + table_name_));
+  }
   Row row(schema_.fields.size());
-  for (size_t i = 0; i < map->size() && i < source.size(); ++i) row[static_cast<size_t>((*map)[i])] = source[i];
+  for (size_t i = 0; i < map->columns.size() && i < extended.size(); ++i) {
+    row[static_cast<size_t>(map->columns[i])] = std::move(extended[i]);
+  }
   return row;
 }
 
@@ -133,6 +168,29 @@ Status TableSink::WriteCopyRows(const SourceRelationPtr& relation, std::vector<R
   for (Row& source : *rows) {
     TIDE_ASSIGN_OR_RETURN(Row row, ToTarget(relation, source));
     TIDE_RETURN_IF_ERROR(Write(RowKind::kInsert, std::move(row)));
+  }
+  return Status::OK();
+}
+
+Status TableSink::CheckOldRowComputes(const SourceRelationPtr& relation, const RowChange& change) {
+  if (change.old_kind != PgOldTupleKind::kKey || change.old_absent.empty()) return Status::OK();
+  TIDE_ASSIGN_OR_RETURN(const RelationMap* map, MapOf(relation));
+  for (const ComputedColumn& c : map->computed) {
+    if (c.reference_index() < 0) continue;
+    bool absent = std::find(change.old_absent.begin(), change.old_absent.end(), c.reference_index()) !=
+                  change.old_absent.end();
+    bool keyed = std::find(schema_.primary_keys.begin(), schema_.primary_keys.end(), c.name()) !=
+                     schema_.primary_keys.end() ||
+                 std::find(schema_.partition_keys.begin(), schema_.partition_keys.end(), c.name()) !=
+                     schema_.partition_keys.end();
+    if (absent && keyed) {
+      return Fail(Status::NotSupported(
+          "table {}: a {} of {} sent only the old row's replica identity, but key column {} is computed from "
+          "column {}, which it lacks; run ALTER TABLE {} REPLICA IDENTITY FULL so PostgreSQL sends whole old "
+          "rows, then restart",
+          table_name_, change.kind == ChangeKind::kDelete ? "DELETE" : "key-changing UPDATE",
+          relation->table.ToString(), c.name(), *c.reference(), relation->table.Quoted()));
+    }
   }
   return Status::OK();
 }
@@ -167,6 +225,7 @@ Status TableSink::Apply(const RowChange& change) {
       }
       TIDE_ASSIGN_OR_RETURN(Row row, ToTarget(relation, source));
       if (change.old_kind != PgOldTupleKind::kNone) {
+        TIDE_RETURN_IF_ERROR(CheckOldRowComputes(relation, change));
         TIDE_ASSIGN_OR_RETURN(Row old_row, ToTarget(relation, change.old_row));
         bool key_changed = false;
         for (int k : key_columns_) {
@@ -184,6 +243,7 @@ Status TableSink::Apply(const RowChange& change) {
       return Write(RowKind::kUpdateAfter, std::move(row));
     }
     case ChangeKind::kDelete: {
+      TIDE_RETURN_IF_ERROR(CheckOldRowComputes(relation, change));
       TIDE_ASSIGN_OR_RETURN(Row row, ToTarget(relation, change.old_row));
       return Write(RowKind::kDelete, std::move(row));
     }

@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "tide/io/file_system.h"
 #include "tide/postgres/change.h"
 #include "tide/postgres/lsn.h"
+#include "tide/sync/computed_column.h"
 #include "tide/table/operation/file_store_commit.h"
 #include "tide/table/sink/table_write.h"
 #include "tide/types/table_schema.h"
@@ -50,8 +52,11 @@ Result<SinkPosition> ReadSinkPosition(FileSystem* fs, const std::string& table_p
 class TableSink {
  public:
   // Opens the sink of an existing target table (its latest schema).
+  // `computed_specs`: the computed columns of the table (sync/computed_column.h), each a column of the
+  // target, evaluated over every source row (those whose column a relation lacks are skipped for it).
   static Result<std::unique_ptr<TableSink>> Open(FileSystem* fs, std::string table_path, std::string table_name,
-                                                 std::string source_table, std::string commit_user);
+                                                 std::string source_table, std::string commit_user,
+                                                 std::vector<std::string> computed_specs = {});
   ~TableSink();
   TableSink(const TableSink&) = delete;
   TableSink& operator=(const TableSink&) = delete;
@@ -85,10 +90,10 @@ class TableSink {
  private:
   TableSink() = default;
   Status Fail(Status status);
-  // The target column of each source column of `relation` (cached per relation version).
-  Result<const std::vector<int>*> ColumnMap(const SourceRelationPtr& relation);
   Result<Row> ToTarget(const SourceRelationPtr& relation, const Row& source);
   Status Write(RowKind kind, Row row);
+  // NotSupported when a key-only old row lacks a column that a key or partition column is computed from.
+  Status CheckOldRowComputes(const SourceRelationPtr& relation, const RowChange& change);
   Status NewWriter();
 
   FileSystem* fs_ = nullptr;
@@ -101,8 +106,17 @@ class TableSink {
   std::unique_ptr<TableWrite> write_;
   std::unique_ptr<FileStoreCommit> commit_;
   SinkPosition committed_;
-  // By relation version; the map holds the relation, so no other version can take its address.
-  std::map<const SourceRelation*, std::pair<SourceRelationPtr, std::vector<int>>> column_maps_;
+  // How the rows of one relation version become target rows: the computed columns bound to it, and the
+  // target column of each source column, then of each computed column.
+  struct RelationMap {
+    SourceRelationPtr relation;  // held, so no other version can take its address
+    std::vector<ComputedColumn> computed;
+    std::vector<int> columns;
+  };
+  Result<const RelationMap*> MapOf(const SourceRelationPtr& relation);
+  std::vector<std::string> computed_specs_;
+  std::set<std::string> computed_names_;
+  std::map<const SourceRelation*, RelationMap> column_maps_;
   bool pending_ = false;
   bool truncate_ = false;  // the next commit overwrites the table
   int64_t rows_written_ = 0;
