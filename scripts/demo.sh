@@ -74,7 +74,7 @@ echo "orders: $(psql_q -tAc "SELECT count(*) FROM orders") rows"
 wh="$work/lake"
 printf '\n$ tide sync postgres --warehouse %s --database shop --postgres "%s" --tables public.orders --table-conf bucket=4 &\n' "$wh" "$conn"
 "$tide" sync postgres --warehouse "$wh" --database shop --postgres "$conn" --tables public.orders \
-  --table-conf bucket=4 2> >(sed 's/^/  | /' >&2) &
+  --table-conf bucket=4 2> >(sed -u 's/^/  | /' >&2) &
 sync_pid=$!
 lake_count() { "$tide" sql --warehouse "$wh" --format csv "SELECT count(*) FROM shop.orders" 2>/dev/null | tail -1; }
 for _ in $(seq 1 600); do
@@ -104,8 +104,8 @@ echo "The field report's checks (§3.7), while the sync runs:"
 pg_count="$(psql_q -tAc "SELECT count(*) FROM orders")"
 for _ in $(seq 1 300); do [ "$(lake_count)" = "$pg_count" ] && break; sleep 0.1; done
 echo "  row count:   PostgreSQL $pg_count, lake $(lake_count)"
-echo "  keys:        PostgreSQL $(psql_q -tAc "SELECT min(order_id) || ' .. ' || max(order_id) || ', ' || count(DISTINCT order_id) || ' distinct' FROM orders")"
-echo "               lake       $("$tide" sql --warehouse "$wh" --format csv "SELECT min(order_id) || ' .. ' || max(order_id) || ', ' || count(DISTINCT order_id) || ' distinct' FROM shop.orders" | tail -1)"
+echo "  keys:        PostgreSQL $(psql_q -tAc "SELECT min(order_id) || ' .. ' || max(order_id) || ' / ' || count(DISTINCT order_id) || ' distinct' FROM orders")"
+echo "               lake       $("$tide" sql --warehouse "$wh" --format csv "SELECT min(order_id) || ' .. ' || max(order_id) || ' / ' || count(DISTINCT order_id) || ' distinct' FROM shop.orders" | tail -1)"
 start_ns=$(date +%s%N)
 psql_q -c "UPDATE orders SET status = 'refunded' WHERE order_id = 42"
 for _ in $(seq 1 100); do

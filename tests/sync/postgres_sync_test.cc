@@ -140,10 +140,21 @@ constexpr const char* kOrdersSelect =
 TEST_F(PostgresSyncTest, CopiesThenStreamsInsertsUpdatesAndDeletes) {
   Sql("CREATE TABLE orders (id bigint PRIMARY KEY, amount numeric(10,2) NOT NULL, note text)", db_);
   Sql("INSERT INTO orders SELECT g, g * 1.25, 'n' || g FROM generate_series(1, 3000) g", db_);
+  Sql("COMMENT ON COLUMN orders.note IS 'free text'", db_);
   {
     SyncThread sync(Options({{"public", "orders"}}));
     ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_)) << "the initial copy";
     EXPECT_EQ(sync.sync().stats().copied_rows, 3000);
+    // The target was made from the catalog: types, primary key, NOT NULL, comments.
+    auto table = Table::Open(FileSystem::Local(), TablePath("orders"), "shop.orders");
+    ASSERT_TRUE(table.ok()) << table.status().ToString();
+    const TableSchema& schema = (*table)->latest_schema();
+    ASSERT_EQ(schema.fields.size(), 3u);
+    EXPECT_EQ(schema.fields[0].type.ToString(), "BIGINT NOT NULL");
+    EXPECT_EQ(schema.fields[1].type.ToString(), "DECIMAL(10, 2) NOT NULL");
+    EXPECT_EQ(schema.fields[2].type.ToString(), "STRING");
+    EXPECT_EQ(schema.fields[2].description, std::optional<std::string>("free text"));
+    EXPECT_EQ(schema.primary_keys, (std::vector<std::string>{"id"}));
     // Inserts, updates (one moves its key), deletes, NULLs, in several transactions.
     Sql("INSERT INTO orders SELECT g, g, NULL FROM generate_series(3001, 3500) g", db_);
     Sql("UPDATE orders SET amount = amount + 1000, note = 'updated' WHERE id % 7 = 0", db_);

@@ -96,10 +96,39 @@ Result<TableLayout> LayoutFor(const SourceRelation& relation, const PostgresSync
 // Creates the target of `relation` from PostgreSQL's description of it: its columns with their mapped
 // types, then the computed columns; its primary key (NOT NULL) and partition keys; the sync's table
 // options.
+// NOT NULL and comments of a table's columns, from pg_attribute and pg_description.
+struct ColumnDetails {
+  std::set<std::string> not_null;
+  std::map<std::string, std::string> comments;
+};
+
+Result<ColumnDetails> ReadColumnDetails(PgConnection& sql, const PgTableName& table) {
+  // The quoted name as a SQL literal: its single quotes doubled.
+  std::string literal;
+  for (char c : table.Quoted()) literal += c == '\'' ? std::string("''") : std::string(1, c);
+  std::string regclass = "'" + literal + "'::regclass";
+  TIDE_ASSIGN_OR_RETURN(PgResult rows,
+                        sql.Query("SELECT a.attname, a.attnotnull, col_description(a.attrelid, a.attnum) FROM "
+                                  "pg_attribute a WHERE a.attrelid = " + regclass +
+                                  " AND a.attnum > 0 AND NOT a.attisdropped"));
+  ColumnDetails details;
+  for (int r = 0; r < rows.rows(); ++r) {
+    std::string name(rows.Value(r, 0));
+    if (rows.Value(r, 1) == "t") details.not_null.insert(name);
+    if (!rows.IsNull(r, 2)) details.comments[name] = std::string(rows.Value(r, 2));
+  }
+  return details;
+}
+
 Status CreateTargetTable(const Catalog& catalog, const TableIdentifier& id, const SourceRelation& relation,
-                         const TableLayout& layout, const PostgresSyncOptions& options) {
+                         const TableLayout& layout, const ColumnDetails& details, const PostgresSyncOptions& options) {
   std::vector<ColumnDefinition> columns;
-  for (const DataField& f : relation.fields) columns.push_back(ColumnDefinition{f.name, f.type, f.description});
+  for (const DataField& f : relation.fields) {
+    DataType type = details.not_null.count(f.name) ? f.type.WithNullable(false) : f.type;
+    std::optional<std::string> comment = f.description;
+    if (auto it = details.comments.find(f.name); it != details.comments.end()) comment = it->second;
+    columns.push_back(ColumnDefinition{f.name, type, comment});
+  }
   for (const ComputedColumn& c : layout.computed) {
     columns.push_back(ColumnDefinition{c.name(), c.result_type(), "computed: " + c.spec()});
   }
@@ -239,7 +268,8 @@ class Pipeline {
     for (const SourceRelationPtr& relation : copy->relations()) {
       TableIdentifier id{o_.database, sync_->TargetName(relation->table)};
       TIDE_ASSIGN_OR_RETURN(TableLayout layout, LayoutFor(*relation, o_));
-      TIDE_RETURN_IF_ERROR(CreateTargetTable(*catalog_, id, *relation, layout, o_));
+      TIDE_ASSIGN_OR_RETURN(ColumnDetails details, ReadColumnDetails(*sql_, relation->table));
+      TIDE_RETURN_IF_ERROR(CreateTargetTable(*catalog_, id, *relation, layout, details, o_));
       if (!sinks_.count(relation->table)) TIDE_RETURN_IF_ERROR(OpenSink(relation->table));
       TIDE_RETURN_IF_ERROR(sinks_.at(relation->table)->CheckSource(*relation));
     }
