@@ -18,6 +18,7 @@
 #include "tide/postgres/snapshot_copy.h"
 #include "tide/sync/computed_column.h"
 #include "tide/sync/table_sink.h"
+#include "tide/table/snapshot/snapshot_manager.h"
 
 namespace tide {
 
@@ -149,6 +150,15 @@ class Pipeline {
     TIDE_RETURN_IF_ERROR(ValidateSlotName(o_.slot));
     TIDE_ASSIGN_OR_RETURN(sql_, PgConnection::Connect(o_.conninfo));
     TIDE_RETURN_IF_ERROR(CheckLogicalReplicationReady(*sql_));
+    // One sync per slot: a second one would acknowledge what the first has not committed. The lock is
+    // the session's, held until this process ends.
+    TIDE_ASSIGN_OR_RETURN(PgResult locked, sql_->Query("SELECT pg_try_advisory_lock(hashtext(" +
+                                                       sql_->QuoteLiteral("tide sync " + o_.slot) + "))"));
+    if (locked.rows() != 1 || locked.Value(0, 0) != "t") {
+      return Status::Conflict(
+          "another tide sync is running on replication slot {} (it holds the slot's advisory lock); stop it first",
+          o_.slot);
+    }
     if (o_.selection) {
       TIDE_ASSIGN_OR_RETURN(o_.tables, SelectTables());
       std::vector<std::string> names;
@@ -170,6 +180,16 @@ class Pipeline {
       TableIdentifier id{o_.database, sync_->TargetName(table)};
       TIDE_ASSIGN_OR_RETURN(bool exists, fs->Exists(JoinPath(catalog_->TablePath(id), "schema")));
       if (exists) TIDE_RETURN_IF_ERROR(OpenSink(table));
+      if (exists && sinks_.at(table)->committed().copy_lsn == kInvalidLsn) {
+        TIDE_ASSIGN_OR_RETURN(auto latest, SnapshotManager(fs, catalog_->TablePath(id)).LatestId());
+        if (latest) {
+          return Status::InvalidArgument(
+              "lake table {} holds data that no initial copy of this sync (commit user {}) wrote, so copying {} "
+              "into it would add rows twice; drop it (tide table drop --warehouse {} --table {}) or sync into "
+              "another table (--table-prefix)",
+              id.ToString(), user_, table.ToString(), o_.warehouse, id.ToString());
+        }
+      }
       if (!exists || sinks_.at(table)->committed().copy_lsn == kInvalidLsn) to_copy.push_back(table);
     }
 
@@ -324,10 +344,16 @@ class Pipeline {
     options.replication.status_interval = std::chrono::seconds(1);
     options.replication.reconnect.max_attempts = 1000000;  // keep trying until stopped
     TIDE_ASSIGN_OR_RETURN(auto stream, ChangeStream::Start(options));
+    sync_->SetStream(stream.get());
+    struct Unset {
+      PostgresSync* sync;
+      ~Unset() { sync->SetStream(nullptr); }
+    } unset{sync_};
     Progress(fmt::format("streaming from slot {} (publication {})", o_.slot, o_.publication));
 
     TransactionInfo txn;
     bool in_txn = false;
+    std::set<TableSink*> touched;  // sinks the transaction in flight wrote to
     Lsn last_commit_lsn = kInvalidLsn, last_end_lsn = kInvalidLsn, acknowledged = kInvalidLsn;
     last_commit_ = Clock::now();
     auto acknowledge = [&](Lsn end) {
@@ -340,7 +366,8 @@ class Pipeline {
     while (!(stop_->load() && !in_txn)) {
       auto next = stream->Next(std::chrono::milliseconds(100));
       if (!next.ok()) {
-        result = next.status();
+        // A stop requested while the server was away ends the stream with Aborted: a clean stop.
+        if (!(next.status().code() == StatusCode::kAborted && stop_->load())) result = next.status();
         break;
       }
       if (!*next) {
@@ -360,21 +387,23 @@ class Pipeline {
       if (auto* begin = std::get_if<BeginTransaction>(&event)) {
         txn = begin->txn;
         in_txn = true;
+        touched.clear();
       } else if (auto* change = std::get_if<RowChange>(&event)) {
         TableSink* sink = SinkOf(*change->relation);
         if (sink == nullptr || sink->Holds(txn.commit_lsn)) continue;
         result = sink->Apply(*change);
         if (!result.ok()) break;
+        touched.insert(sink);
         ++stats_->streamed_changes;
       } else if (auto* schema = std::get_if<SourceSchemaChange>(&event)) {
         TableSink* sink = SinkOf(*schema->current);
         if (sink == nullptr) continue;
-        result = sink->CheckSource(*schema->current);
+        // A transaction the table holds may carry an older description (replayed after a restart).
+        if (sink->Holds(txn.commit_lsn)) continue;
+        result = sink->Evolve(*schema->current, last_commit_lsn, touched.count(sink) > 0);
         if (!result.ok()) {
-          result = result.WithContext(fmt::format(
-              "the description of {} changed at LSN {} in a way Tide cannot apply yet; nothing after the last "
-              "commit was acknowledged",
-              schema->current->table.ToString(), FormatLsn(txn.commit_lsn)));
+          result = result.WithContext(fmt::format("the description of {} changed at LSN {}",
+                                                  schema->current->table.ToString(), FormatLsn(txn.commit_lsn)));
           break;
         }
       } else if (auto* truncate = std::get_if<TruncateTables>(&event)) {
@@ -424,6 +453,11 @@ class Pipeline {
 };
 
 }  // namespace
+
+void PostgresSync::RequestStop() {
+  stop_.store(true);
+  if (ChangeStream* stream = stream_.load()) stream->RequestStop();
+}
 
 Status PostgresSync::Run() {
   PostgresSyncOptions options = options_;

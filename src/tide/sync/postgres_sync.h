@@ -39,6 +39,8 @@
 
 namespace tide {
 
+class ChangeStream;
+
 struct PostgresSyncOptions {
   std::string warehouse;
   std::string database;  // the lake database the targets live in
@@ -78,7 +80,10 @@ class PostgresSync {
 
   // Runs until RequestStop or an error.
   Status Run();
-  void RequestStop() { stop_.store(true); }
+  // Async-signal-safe: atomic stores only. Also ends the stream's reconnect loop.
+  void RequestStop();
+  // The stream Run reads, for RequestStop (set and cleared by Run).
+  void SetStream(ChangeStream* stream) { stream_.store(stream); }
   const PostgresSyncStats& stats() const { return stats_; }
 
   // The lake name of a source table: lower-case `<prefix><table><suffix>`.
@@ -89,6 +94,7 @@ class PostgresSync {
  private:
   PostgresSyncOptions options_;
   std::atomic<bool> stop_{false};
+  std::atomic<ChangeStream*> stream_{nullptr};
   PostgresSyncStats stats_;
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "tide/table/schema/schema_change.h"
 #include "tide/table/schema/schema_manager.h"
 #include "tide/table/snapshot/snapshot_manager.h"
 
@@ -95,7 +96,11 @@ Status TableSink::CheckSource(const SourceRelation& relation) const {
           table_name_, relation.table.ToString(), f.name);
     }
     const DataType& target = schema_.fields[static_cast<size_t>(idx)].type;
-    if (!target.EqualsIgnoreNullable(f.type)) {
+    // A narrower source type whose values the target holds as they are (INT in BIGINT, VARCHAR(10) in
+    // VARCHAR(20), DECIMAL(10, 2) in DECIMAL(12, 2)): an older description replayed after a restart.
+    bool fits = IsImplicitCast(f.type, target) &&
+                (target.root() != TypeRoot::kDecimal || target.scale() == f.type.scale());
+    if (!target.EqualsIgnoreNullable(f.type) && !fits) {
       return Status::InvalidArgument("table {}: column {} is {} in the lake but {} in PostgreSQL ({}); the types must match",
                                      table_name_, f.name, target.ToString(), f.type.ToString(),
                                      relation.table.ToString());
@@ -109,6 +114,45 @@ Status TableSink::CheckSource(const SourceRelation& relation) const {
     }
   }
   return Status::OK();
+}
+
+Status TableSink::Evolve(const SourceRelation& relation, Lsn last_complete_lsn, bool touched_in_transaction) {
+  if (!failed_.ok()) return failed_;
+  std::vector<SchemaChange> changes;
+  for (const DataField& f : relation.fields) {
+    int idx = schema_.FieldIndex(f.name);
+    if (idx < 0) {
+      changes.push_back(SchemaChange::AddColumn(f.name, f.type.WithNullable(true)));
+      continue;
+    }
+    const DataType& target = schema_.fields[static_cast<size_t>(idx)].type;
+    if (target.EqualsIgnoreNullable(f.type)) continue;
+    if (!IsImplicitCast(target, f.type)) {
+      return Fail(Status::InvalidArgument(
+          "table {}: column {} of {} changed from {} to {}, which the lake table cannot follow without losing "
+          "values (only widening is); nothing after the last commit was acknowledged",
+          table_name_, f.name, relation.table.ToString(), target.ToString(), f.type.ToString()));
+    }
+    changes.push_back(SchemaChange::UpdateColumnType(f.name, f.type.WithNullable(target.nullable())));
+  }
+  if (changes.empty()) return CheckSource(relation);
+  if (pending_) {
+    if (touched_in_transaction) {
+      return Fail(Status::NotSupported(
+          "table {}: a transaction changed rows of {} and then its columns; Tide cannot split it between two "
+          "schemas yet; make the schema change in a transaction of its own, then restart",
+          table_name_, relation.table.ToString()));
+    }
+    // Whole transactions only: the rows of the old shape are committed under the old schema.
+    TIDE_RETURN_IF_ERROR(Commit(last_complete_lsn));
+  }
+  auto next = CommitSchemaChanges(fs_, table_path_, table_name_, changes);
+  if (!next.ok()) return Fail(next.status().WithContext("following " + relation.table.ToString()));
+  schema_ = std::move(next).value();
+  column_maps_.clear();
+  Status s = NewWriter();
+  if (!s.ok()) return Fail(s);
+  return CheckSource(relation);
 }
 
 Result<const TableSink::RelationMap*> TableSink::MapOf(const SourceRelationPtr& relation) {
@@ -254,8 +298,9 @@ Status TableSink::Apply(const RowChange& change) {
 Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn) {
   if (!failed_.ok()) return failed_;
   if (!pending_ && !copy_lsn) return Status::OK();
-  auto messages = write_->PrepareCommit();
-  if (!messages.ok()) return Fail(messages.status());
+  auto prepared = write_->PrepareCommit();
+  if (!prepared.ok()) return Fail(prepared.status());
+  const std::vector<CommitMessage>* messages = &*prepared;
   CommitOptions options;
   options.commit_user = commit_user_;
   options.commit_identifier = static_cast<int64_t>(commit_lsn);
@@ -272,6 +317,12 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn) {
     return Fail(s);
   }
   truncate_ = false;
+  if (result->outcome == CommitOutcome::kAlreadyCommitted && pending_) {
+    return Fail(Status::Conflict(
+        "table {}: position {} is already committed by another writer of commit user {} while this sync holds "
+        "changes for it; is a second tide sync running on the same slot or lake table?",
+        table_name_, FormatLsn(commit_lsn), commit_user_));
+  }
   if (!result->snapshot_ids.empty()) committed_.snapshot_id = result->snapshot_ids.back();
   committed_.commit_lsn = commit_lsn;
   committed_.copy_lsn = copy;

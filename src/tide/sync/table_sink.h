@@ -74,6 +74,15 @@ class TableSink {
   // type (nullability aside). InvalidArgument naming the column and the difference otherwise.
   Status CheckSource(const SourceRelation& relation) const;
 
+  // Brings the target in step with a new description of its source, in stream order: a column the
+  // target lacks is added (nullable, at the end), a column whose type widened (INT to BIGINT, longer
+  // VARCHAR, larger DECIMAL precision) is widened; a column the source dropped stays and is NULL from
+  // then on. What is buffered (whole transactions up to `last_complete_lsn`) is committed first, so
+  // one writer never holds rows of two schemas; a transaction that changed rows of the table before
+  // its columns (`touched_in_transaction`) is NotSupported. Any other difference is InvalidArgument
+  // naming the column and both types.
+  Status Evolve(const SourceRelation& relation, Lsn last_complete_lsn, bool touched_in_transaction);
+
   // Rows of the initial copy, in `relation`'s column order (moved from).
   Status WriteCopyRows(const SourceRelationPtr& relation, std::vector<Row>* rows);
   // One streamed change.

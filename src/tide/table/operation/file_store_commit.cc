@@ -652,7 +652,14 @@ Result<FileStoreCommit::PublishOutcome> FileStoreCommit::Publish(const Snapshot&
         table_name_, snap.id, published.ToString(), text.status().ToString());
   }
   auto landed = Snapshot::FromJson(*text, snapshot_path);
-  if (landed.ok() && IsThisCommit(*landed, snap)) {
+  if (!landed.ok()) {
+    // It may be this commit's own file, cut short: nothing is deleted.
+    return Status::IOError(
+        "table {}: publishing snapshot {} failed ({}) and the file there does not parse ({}); whether it is this "
+        "commit's cannot be told; repeat the commit with the same user and identifier",
+        table_name_, snap.id, published.ToString(), landed.status().ToString());
+  }
+  if (IsThisCommit(*landed, snap)) {
     if (published.IsAlreadyExists()) return PublishOutcome::kPublished;
     return Status::IOError(
         "table {}: snapshot {} was created, but the file system reported an error, so it may not be durable "

@@ -92,10 +92,17 @@ class OptionReader {
     return Invalid(key, *v, "is not a boolean", "true or false");
   }
 
+  // Java's Long.parseLong / Integer.parseInt also take a leading '+'.
+  static std::string_view Unsigned(std::string_view text) {
+    text = Trim(text);
+    if (text.size() > 1 && text[0] == '+' && text[1] != '-' && text[1] != '+') text.remove_prefix(1);
+    return text;
+  }
+
   Result<int64_t> Long(const std::string& key, int64_t fallback) const {
     auto v = Find(key);
     if (!v) return fallback;
-    auto n = ParseInt64(*v, key);
+    auto n = ParseInt64(Unsigned(*v), key);
     if (!n.ok()) return Invalid(key, *v, "is not a number", "a 64-bit integer");
     return *n;
   }
@@ -103,7 +110,7 @@ class OptionReader {
   Result<int32_t> Int(const std::string& key, int32_t fallback) const {
     auto v = Find(key);
     if (!v) return fallback;
-    auto n = ParseInt64(*v, key);
+    auto n = ParseInt64(Unsigned(*v), key);
     if (!n.ok()) return Invalid(key, *v, "is not a number", "a 32-bit integer");
     if (*n < std::numeric_limits<int32_t>::min() || *n > std::numeric_limits<int32_t>::max()) {
       return Invalid(key, *v, "is out of range", "a 32-bit integer");
@@ -168,11 +175,12 @@ Result<CoreOptions> CoreOptions::Create(const TableSchema& schema, const std::st
   o.merge_engine_ = static_cast<MergeEngine>(engine);
   TIDE_ASSIGN_OR_RETURN(o.deletion_vectors_enabled_, r.Bool("deletion-vectors.enabled", false));
   TIDE_ASSIGN_OR_RETURN(o.deletion_vectors_bitmap64_, r.Bool("deletion-vectors.bitmap64", false));
-  // Older names of the same switch, as Java's fallback keys.
+  // `ignore-delete`; when it is not set, the first of its older names that is (Java's fallback keys).
   for (const char* key : {"ignore-delete", "first-row.ignore-delete", "partial-update.ignore-delete",
                           "deduplicate.ignore-delete"}) {
-    TIDE_ASSIGN_OR_RETURN(bool on, r.Bool(key, false));
-    o.ignore_delete_ = o.ignore_delete_ || on;
+    if (!r.Find(key)) continue;
+    TIDE_ASSIGN_OR_RETURN(o.ignore_delete_, r.Bool(key, false));
+    break;
   }
   if (auto v = r.Find("sequence.field")) o.sequence_fields_ = SplitTrimmed(*v, ',');
   TIDE_ASSIGN_OR_RETURN(size_t order, r.Enum("sequence.field.sort-order", {"ascending", "descending"}, 0));
@@ -213,9 +221,9 @@ Result<CoreOptions> CoreOptions::Create(const TableSchema& schema, const std::st
                      "a positive integer");
   }
   TIDE_ASSIGN_OR_RETURN(o.dynamic_bucket_max_buckets_, r.Int("dynamic-bucket.max-buckets", -1));
-  if (o.dynamic_bucket_max_buckets_ != -1 && (o.dynamic_bucket_max_buckets_ <= 0 || o.dynamic_bucket_max_buckets_ > INT16_MAX)) {
+  if (o.dynamic_bucket_max_buckets_ != -1 && o.dynamic_bucket_max_buckets_ <= 0) {
     return r.Invalid("dynamic-bucket.max-buckets", *r.Find("dynamic-bucket.max-buckets"), "is out of range",
-                     "-1 (unlimited) or 1..32767");
+                     "-1 (unlimited) or a positive number");
   }
 
   // Committing.

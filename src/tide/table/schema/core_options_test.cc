@@ -63,7 +63,8 @@ TEST(CoreOptionsTest, OldSchemaVersionsKeepTheirDefaults) {
 }
 
 TEST(CoreOptionsTest, ParsesJavaValueSyntax) {
-  auto o = Parse({{"bucket", " 4 "},
+  auto o = Parse({{"bucket", " +4 "},
+                  {"ignore-delete", "false"},
                   {"write-buffer-size", "256 mb"},
                   {"target-file-size", "1 GiBiBytes"},
                   {"manifest.target-file-size", "512kb"},
@@ -91,7 +92,10 @@ TEST(CoreOptionsTest, ParsesJavaValueSyntax) {
   EXPECT_TRUE(o->deletion_vectors_enabled());
   EXPECT_EQ(o->sequence_fields(), (std::vector<std::string>{"a", "b"}));
   EXPECT_TRUE(o->sequence_field_descending());
-  EXPECT_TRUE(o->ignore_delete());  // an older name of ignore-delete
+  EXPECT_FALSE(o->ignore_delete());  // ignore-delete is set: its older names do not count
+  auto old_name = Parse({{"first-row.ignore-delete", "true"}});
+  ASSERT_TRUE(old_name.ok());
+  EXPECT_TRUE(old_name->ignore_delete());  // an older name counts when ignore-delete is not set
   EXPECT_TRUE(o->ignore_retract("v"));
   EXPECT_FALSE(o->ignore_retract("k"));
   EXPECT_EQ(o->aggregate_function("v"), "sum");
@@ -113,7 +117,7 @@ TEST(CoreOptionsTest, ABadValueIsAnErrorNamingTheTableTheOptionAndWhatItTakes) {
            {"manifest.merge-min-count", "-2147483649", "is out of range (it takes a 32-bit integer)"},
            {"dynamic-bucket.target-row-num", "1e6", "is not a number (it takes a 64-bit integer)"},
            {"dynamic-bucket.target-row-num", "0", "is not positive"},
-           {"dynamic-bucket.max-buckets", "40000", "-1 (unlimited) or 1..32767"},
+           {"dynamic-bucket.max-buckets", "0", "-1 (unlimited) or a positive number"},
            {"deletion-vectors.enabled", "yes", "option 'deletion-vectors.enabled' = 'yes' is not a boolean"},
            {"partition.legacy-name", "1", "is not a boolean (it takes true or false)"},
            {"write-buffer-size", "lots", "option 'write-buffer-size' = 'lots' is not a memory size"},

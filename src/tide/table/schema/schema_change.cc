@@ -73,35 +73,6 @@ int NumericRank(TypeRoot root) {
   }
 }
 
-// A cast that loses no information (DataTypeCasts' implicit casts): widening within a family.
-bool IsImplicitCast(const DataType& from, const DataType& to) {
-  if (from.EqualsIgnoreNullable(to)) return true;
-  int rf = NumericRank(from.root()), rt = NumericRank(to.root());
-  if (rf >= 0 && rt >= 0) {
-    if (from.root() == TypeRoot::kDecimal && to.root() == TypeRoot::kDecimal) {
-      return to.scale() >= from.scale() && to.precision() - to.scale() >= from.precision() - from.scale();
-    }
-    if (to.root() == TypeRoot::kDecimal) {
-      // An integer fits a decimal with enough integer digits.
-      static const int kDigits[] = {3, 5, 10, 19};
-      return rf < 4 && to.precision() - to.scale() >= kDigits[rf];
-    }
-    return rf < rt;
-  }
-  if (from.IsString() && to.IsString()) {
-    return to.root() == TypeRoot::kVarChar && to.length() >= from.length();
-  }
-  if (from.IsBinary() && to.IsBinary()) {
-    return to.root() == TypeRoot::kVarBinary && to.length() >= from.length();
-  }
-  if (from.root() == to.root() &&
-      (from.root() == TypeRoot::kTimestamp || from.root() == TypeRoot::kTimestampLtz || from.root() == TypeRoot::kTime)) {
-    return to.precision() >= from.precision();
-  }
-  if (from.root() == TypeRoot::kDate && to.IsTimestamp()) return true;
-  return false;
-}
-
 int FindField(const std::vector<DataField>& fields, const std::string& name) {
   for (size_t i = 0; i < fields.size(); ++i) {
     if (fields[i].name == name) return static_cast<int>(i);
@@ -181,6 +152,35 @@ Status CheckAlterOption(const TableSchema& schema, const std::string& key, const
 }
 
 }  // namespace
+
+bool IsImplicitCast(const DataType& from, const DataType& to) {
+  if (from.EqualsIgnoreNullable(to)) return true;
+  int rf = NumericRank(from.root()), rt = NumericRank(to.root());
+  if (rf >= 0 && rt >= 0) {
+    if (from.root() == TypeRoot::kDecimal && to.root() == TypeRoot::kDecimal) {
+      return to.scale() >= from.scale() && to.precision() - to.scale() >= from.precision() - from.scale();
+    }
+    if (to.root() == TypeRoot::kDecimal) {
+      // An integer fits a decimal with enough integer digits.
+      static const int kDigits[] = {3, 5, 10, 19};
+      return rf < 4 && to.precision() - to.scale() >= kDigits[rf];
+    }
+    return rf < rt;
+  }
+  if (from.IsString() && to.IsString()) {
+    return to.root() == TypeRoot::kVarChar && to.length() >= from.length();
+  }
+  if (from.IsBinary() && to.IsBinary()) {
+    return to.root() == TypeRoot::kVarBinary && to.length() >= from.length();
+  }
+  if (from.root() == to.root() &&
+      (from.root() == TypeRoot::kTimestamp || from.root() == TypeRoot::kTimestampLtz || from.root() == TypeRoot::kTime)) {
+    return to.precision() >= from.precision();
+  }
+  if (from.root() == TypeRoot::kDate && to.IsTimestamp()) return true;
+  return false;
+}
+
 
 SchemaChange SchemaChange::SetOption(std::string key, std::string value) {
   SchemaChange c;

@@ -72,6 +72,10 @@ struct ColumnDefinition {
 
 // Gives `type`'s nested ROW fields fresh ids from ++*highest_field_id, in pre-order (a field before
 // its children), as Java's ReassignFieldId does.
+// A cast that loses no information (Java's DataTypeCasts implicit casts): widening within a family, e.g.
+// INT to BIGINT, VARCHAR(10) to VARCHAR(20), DECIMAL(10, 2) to DECIMAL(12, 2).
+bool IsImplicitCast(const DataType& from, const DataType& to);
+
 DataType ReassignFieldIds(const DataType& type, int32_t* highest_field_id);
 
 // Checks a schema as Java's Schema constructor and SchemaValidation.validateTableSchema do (the rules
