@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tide/base/logging.h"
+#include "tide/base/strings.h"
 
 namespace tide {
 namespace {
@@ -118,8 +119,10 @@ Status ChangeStream::CheckPublishedTypes() {
   for (int r = 0; r < cols.rows(); ++r) {
     PgRelationColumn col;
     col.name = fmt::format("{}.{}.{}", cols.Value(r, 0), cols.Value(r, 1), cols.Value(r, 2));
-    col.type_oid = static_cast<PgOid>(std::stoul(std::string(cols.Value(r, 3))));
-    col.type_modifier = std::stoi(std::string(cols.Value(r, 4)));
+    TIDE_ASSIGN_OR_RETURN(int64_t type_oid, ParseInt64(cols.Value(r, 3), "pg_attribute.atttypid"));
+    TIDE_ASSIGN_OR_RETURN(int64_t type_modifier, ParseInt64(cols.Value(r, 4), "pg_attribute.atttypmod"));
+    col.type_oid = static_cast<PgOid>(type_oid);
+    col.type_modifier = static_cast<int32_t>(type_modifier);
     all.columns.push_back(std::move(col));
   }
   TIDE_RETURN_IF_ERROR(ResolveTypes(all));
@@ -347,6 +350,17 @@ Result<ChangeEvent> ChangeStream::Convert(TxnItem item) {
           if constexpr (std::is_same_v<T, PgInsert>) {
             change.kind = ChangeKind::kInsert;
             TIDE_RETURN_IF_ERROR(decoder.Decode(m.new_tuple, &change.new_row, &missing));
+            // A new row has no previous value to keep: an "unchanged" column in it would become a NULL
+            // that PostgreSQL never stored.
+            for (size_t i = 0; i < missing.size(); ++i) {
+              if (missing[i]) {
+                return Status::Corruption(
+                    "an INSERT into {} marks column {} as an unchanged TOASTed value, which an inserted row cannot "
+                    "have; the change stream is damaged (restart the sync; report it if it repeats)",
+                    change.relation->table.ToString(),
+                    i < change.relation->fields.size() ? change.relation->fields[i].name : std::to_string(i));
+              }
+            }
           } else if constexpr (std::is_same_v<T, PgUpdate>) {
             change.kind = ChangeKind::kUpdate;
             change.old_kind = m.old_kind;
@@ -381,6 +395,15 @@ Result<ChangeEvent> ChangeStream::Convert(TxnItem item) {
 }
 
 Result<std::optional<ChangeEvent>> ChangeStream::Next(std::chrono::milliseconds timeout) {
+  // Errors are sticky: after one, the transaction in flight is missing events, and nothing after it
+  // may be delivered (or acknowledged).
+  if (!failed_.ok()) return failed_;
+  auto next = NextEvent(timeout);
+  if (!next.ok()) failed_ = next.status();
+  return next;
+}
+
+Result<std::optional<ChangeEvent>> ChangeStream::NextEvent(std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (true) {
     if (lone_event_) {

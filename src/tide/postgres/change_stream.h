@@ -64,6 +64,7 @@ class ChangeStream {
   ~ChangeStream();
 
   // The next event, waiting up to `timeout` for the server (nullopt when nothing completed in time).
+  // After an error every call returns that error.
   Result<std::optional<ChangeEvent>> Next(std::chrono::milliseconds timeout);
 
   // Everything up to `end_lsn` (a delivered transaction's end LSN) is durable downstream.
@@ -82,6 +83,7 @@ class ChangeStream {
 
  private:
   explicit ChangeStream(ChangeStreamOptions options);
+  Result<std::optional<ChangeEvent>> NextEvent(std::chrono::milliseconds timeout);
   Status HandleMessage(PgOutputMessage message, bool* produced_lone_event);
   // Registers a relation description; sets *restarted instead when it made the stream restart in text
   // mode (the description comes again).
@@ -117,6 +119,7 @@ class ChangeStream {
   Lsn delivered_end_lsn_ = kInvalidLsn;
   Lsn acknowledged_ = kInvalidLsn;
   ChangeStreamStats stats_;
+  Status failed_;  // the first error Next returned; every later call returns it
 };
 
 }  // namespace tide

@@ -63,7 +63,8 @@ Result<TablePlan> PlanTable(PgConnection& conn, const PgTableName& table, PgType
                                                  regclass));
   if (cls.rows() != 1) return Status::NotFound("table {} does not exist", table.ToString());
   PgRelation rel;
-  rel.oid = static_cast<PgOid>(std::stoul(std::string(cls.Value(0, 0))));
+  TIDE_ASSIGN_OR_RETURN(int64_t oid, ParseInt64(cls.Value(0, 0), "pg_class.oid"));
+  rel.oid = static_cast<PgOid>(oid);
   rel.namespace_name = table.schema;
   rel.name = table.name;
   rel.replica_identity = static_cast<PgReplicaIdentity>(cls.Value(0, 2).empty() ? 'd' : cls.Value(0, 2)[0]);
@@ -78,8 +79,10 @@ Result<TablePlan> PlanTable(PgConnection& conn, const PgTableName& table, PgType
   for (int r = 0; r < cols.rows(); ++r) {
     PgRelationColumn col;
     col.name = std::string(cols.Value(r, 0));
-    col.type_oid = static_cast<PgOid>(std::stoul(std::string(cols.Value(r, 1))));
-    col.type_modifier = std::stoi(std::string(cols.Value(r, 2)));
+    TIDE_ASSIGN_OR_RETURN(int64_t type_oid, ParseInt64(cols.Value(r, 1), "pg_attribute.atttypid"));
+    TIDE_ASSIGN_OR_RETURN(int64_t type_modifier, ParseInt64(cols.Value(r, 2), "pg_attribute.atttypmod"));
+    col.type_oid = static_cast<PgOid>(type_oid);
+    col.type_modifier = static_cast<int32_t>(type_modifier);
     col.is_key = cols.Value(r, 3) == "t";
     rel.columns.push_back(std::move(col));
   }
@@ -125,7 +128,8 @@ Result<TablePlan> PlanTable(PgConnection& conn, const PgTableName& table, PgType
                 ") / current_setting('block_size')::bigint";
   TIDE_ASSIGN_OR_RETURN(PgResult leaves, conn.Query(leaves_sql));
   for (int r = 0; r < leaves.rows(); ++r) {
-    plan.leaves.push_back({std::string(leaves.Value(r, 0)), std::stoll(std::string(leaves.Value(r, 1)))});
+    TIDE_ASSIGN_OR_RETURN(int64_t pages, ParseInt64(leaves.Value(r, 1), "pg_relation_size"));
+    plan.leaves.push_back({std::string(leaves.Value(r, 0)), pages});
   }
   return plan;
 }
