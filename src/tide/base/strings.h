@@ -20,6 +20,8 @@ std::string ToUpper(std::string_view s);
 bool StartsWith(std::string_view s, std::string_view prefix);
 bool EndsWith(std::string_view s, std::string_view suffix);
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+// Appends the UTF-8 encoding of code point `cp` (at most U+10FFFF).
+void AppendUtf8(std::string* out, char32_t cp);
 
 template <typename Range>
 std::string Join(const Range& parts, std::string_view sep) {

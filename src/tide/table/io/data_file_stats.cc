@@ -106,24 +106,6 @@ std::vector<uint32_t> DecodeUtf8(std::string_view s) {
   return out;
 }
 
-void AppendUtf8(uint32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
 bool HasMinMax(const DataType& type) {
   // TIMESTAMP(7..9) is INT96 in Java's files: no usable statistics.
   bool int96 = (type.root() == TypeRoot::kTimestamp || type.root() == TypeRoot::kTimestampLtz) && type.precision() > 6;
@@ -173,8 +155,8 @@ std::optional<std::string> TruncateStringMax(std::string_view utf8, int32_t n) {
     if (next >= 0xD800 && next <= 0xDFFF) next = 0xE000;
     if (next <= 0x10FFFF) {
       std::string out;
-      for (size_t k = 0; k < i; ++k) AppendUtf8(cps[k], &out);
-      AppendUtf8(next, &out);
+      for (size_t k = 0; k < i; ++k) AppendUtf8(&out, cps[k]);
+      AppendUtf8(&out, next);
       return out;
     }
   }
