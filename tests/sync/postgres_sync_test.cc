@@ -245,6 +245,21 @@ TEST_F(PostgresSyncTest, TruncateEmptiesTheTablesInStreamOrder) {
   ASSERT_TRUE(sync.Stop().ok());
 }
 
+// A primary-key table in dynamic bucket mode (bucket = -1, the default) cannot be overwritten: its
+// TRUNCATE becomes a -D of every live key, with the same result.
+TEST_F(PostgresSyncTest, TruncateOfADynamicBucketTableDeletesEveryKey) {
+  Sql("CREATE TABLE orders (id bigint PRIMARY KEY, amount numeric(10,2) NOT NULL, note text)", db_);
+  Sql("INSERT INTO orders SELECT g, g, 'o' FROM generate_series(1, 500) g", db_);
+  SyncThread sync(Options({{"public", "orders"}}));
+  ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_));
+  Sql("INSERT INTO orders VALUES (1000, 1, 'before')", db_);
+  Sql("BEGIN; TRUNCATE orders; INSERT INTO orders VALUES (1, 7, 'after'), (2000, 2, 'new'); COMMIT", db_);
+  ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_) || !sync.done()) << sync.Stop().ToString();
+  ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_));
+  EXPECT_EQ(LakeRows(TablePath("orders")), (std::vector<std::string>{"1|7.00|after", "2000|2.00|new"}));
+  ASSERT_TRUE(sync.Stop().ok());
+}
+
 // The field report's layout: tables chosen by pattern, named with a prefix, partitioned by a day
 // computed from a timestamp (part of the primary key here, so rows keep their partition).
 TEST_F(PostgresSyncTest, PatternsPrefixAndAComputedPartitionColumn) {

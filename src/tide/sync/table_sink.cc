@@ -6,7 +6,9 @@
 
 #include "tide/table/schema/schema_change.h"
 #include "tide/table/schema/schema_manager.h"
+#include "tide/table/schema/core_options.h"
 #include "tide/table/snapshot/snapshot_manager.h"
+#include "tide/table/table.h"
 
 namespace tide {
 
@@ -59,6 +61,8 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(FileSystem* fs, std::string t
     sink->key_columns_.push_back(sink->schema_.FieldIndex(key));
   }
   TIDE_ASSIGN_OR_RETURN(sink->committed_, ReadSinkPosition(fs, sink->table_path_, sink->commit_user_));
+  TIDE_ASSIGN_OR_RETURN(CoreOptions options, CoreOptions::Create(sink->schema_, sink->table_name_));
+  sink->dynamic_bucket_keys_ = sink->schema_.HasPrimaryKey() && options.bucket() == -1;
   TIDE_RETURN_IF_ERROR(sink->NewWriter());
   TIDE_ASSIGN_OR_RETURN(sink->commit_, FileStoreCommit::Create(fs, sink->table_path_, sink->table_name_));
   return sink;
@@ -76,8 +80,32 @@ Status TableSink::Truncate() {
   if (!failed_.ok()) return failed_;
   Status s = NewWriter();  // the rows buffered so far came before the TRUNCATE: they go with the table
   if (!s.ok()) return Fail(s);
-  truncate_ = true;
   pending_ = true;
+  if (!dynamic_bucket_keys_) {
+    truncate_ = true;
+    return Status::OK();
+  }
+  // Every live key of the committed table gets a -D (the new writer finds each key's bucket).
+  auto table = Table::Open(fs_, table_path_, table_name_);
+  if (!table.ok()) return Fail(table.status());
+  ReadOptions read;
+  read.projection = key_columns_;
+  auto reader = (*table)->NewReader(read);
+  if (!reader.ok()) return Fail(reader.status().WithContext("reading the keys to apply a TRUNCATE"));
+  std::vector<Row> keys;
+  while (true) {
+    keys.clear();
+    auto more = (*reader)->NextBatch(4096, &keys);
+    if (!more.ok()) return Fail(more.status().WithContext("reading the keys to apply a TRUNCATE"));
+    for (const Row& key : keys) {
+      Row row(schema_.fields.size());
+      for (size_t j = 0; j < key_columns_.size() && j < key.size(); ++j) {
+        row[static_cast<size_t>(key_columns_[j])] = key[j];
+      }
+      TIDE_RETURN_IF_ERROR(Write(RowKind::kDelete, std::move(row)));
+    }
+    if (!*more) break;
+  }
   return Status::OK();
 }
 

@@ -88,7 +88,9 @@ class TableSink {
   // One streamed change.
   Status Apply(const RowChange& change);
   // A TRUNCATE in stream order: what is buffered is dropped, and the next commit replaces the whole
-  // table (an OVERWRITE snapshot) with what is written after it.
+  // table (an OVERWRITE snapshot) with what is written after it. A primary-key table in dynamic
+  // bucket mode cannot be overwritten (its HASH index would go stale): there a -D of every live key is
+  // written instead, so the next commit (an APPEND) empties it just the same.
   Status Truncate();
 
   // Commits what is buffered as holding every source transaction up to `commit_lsn`. With `copy_lsn`
@@ -128,6 +130,7 @@ class TableSink {
   std::map<const SourceRelation*, RelationMap> column_maps_;
   bool pending_ = false;
   bool truncate_ = false;  // the next commit overwrites the table
+  bool dynamic_bucket_keys_ = false;  // a primary-key table with bucket = -1: no overwrite
   int64_t rows_written_ = 0;
   Status failed_;
 };
