@@ -104,10 +104,7 @@ struct ColumnDetails {
 };
 
 Result<ColumnDetails> ReadColumnDetails(PgConnection& sql, const PgTableName& table) {
-  // The quoted name as a SQL literal: its single quotes doubled.
-  std::string literal;
-  for (char c : table.Quoted()) literal += c == '\'' ? std::string("''") : std::string(1, c);
-  std::string regclass = "'" + literal + "'::regclass";
+  std::string regclass = sql.QuoteLiteral(table.Quoted()) + "::regclass";
   TIDE_ASSIGN_OR_RETURN(PgResult rows,
                         sql.Query("SELECT a.attname, a.attnotnull, col_description(a.attrelid, a.attnum) FROM "
                                   "pg_attribute a WHERE a.attrelid = " + regclass +

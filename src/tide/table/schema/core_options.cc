@@ -201,9 +201,9 @@ Result<CoreOptions> CoreOptions::Create(const TableSchema& schema, const std::st
   TIDE_ASSIGN_OR_RETURN(o.write_buffer_size_, r.MemorySize("write-buffer-size", kTideDefaultWriteBufferSize));
   const int64_t default_target = schema.HasPrimaryKey() ? 128LL * 1024 * 1024 : 256LL * 1024 * 1024;
   TIDE_ASSIGN_OR_RETURN(o.target_file_size_, r.MemorySize("target-file-size", default_target));
-  for (const char* key : {"write-buffer-size", "target-file-size"}) {
-    int64_t v = std::string_view(key) == "write-buffer-size" ? o.write_buffer_size_ : o.target_file_size_;
-    if (v <= 0) return r.Invalid(key, *r.Find(key), "is not positive", "a positive memory size");
+  for (auto [key, size] : {std::pair{"write-buffer-size", o.write_buffer_size_},
+                            std::pair{"target-file-size", o.target_file_size_}}) {
+    if (size <= 0) return r.Invalid(key, *r.Find(key), "is not positive", "a positive memory size");
   }
   o.file_compression_ = ToLower(Trim(r.String("file.compression", "zstd")));
   if (o.file_compression_ == "none") o.file_compression_ = "uncompressed";
