@@ -12,64 +12,16 @@
 #include "tide/table/schema/core_options.h"
 #include "tide/table/io/data_file_reader.h"
 #include "tide/table/deletionvectors/deletion_vector.h"
+#include "tide/table/io/key_value_file_reader.h"
 #include "tide/table/mergetree/merge_function.h"
+#include "tide/table/mergetree/sort_merge_heap.h"
+#include "tide/table/schema/schema_cache.h"
 #include "tide/table/schema/schema_manager.h"
 #include "tide/types/cast.h"
 
 namespace tide {
 namespace {
 
-constexpr size_t kFileBatchRows = 4096;
-
-// Schemas by id, read once per reader.
-class SchemaCache {
- public:
-  SchemaCache(FileSystem* fs, const std::string& metadata_path, const TableSchema& read_schema)
-      : manager_(fs, metadata_path) {
-    cache_.emplace(read_schema.id, read_schema);
-  }
-  Result<const TableSchema*> Get(int64_t id) {
-    auto it = cache_.find(id);
-    if (it == cache_.end()) {
-      TIDE_ASSIGN_OR_RETURN(TableSchema s, manager_.Get(id));
-      it = cache_.emplace(id, std::move(s)).first;
-    }
-    return &it->second;
-  }
-
- private:
-  SchemaManager manager_;
-  std::map<int64_t, TableSchema> cache_;
-};
-
-// How one needed field is filled from one data file.
-struct FieldSource {
-  int column = -1;  // index into the requested columns, -1 when the file has no such field (NULL)
-  DataType file_type;
-  bool needs_cast = false;
-};
-
-// A primary-key point read: the key's values and where the key columns are among the needed fields.
-struct KeyFilter {
-  Row values;                  // in primary-key order
-  std::vector<int> positions;  // of each primary-key column in the needed fields
-};
-
-// A DuckDB literal of `value` for a pushed-down key filter, or empty when the type is not pushed down
-// (the reader still filters every row itself).
-std::string KeyLiteral(const Datum& value, const DataType& type) {
-  if (value.is_null()) return {};
-  if (type.IsIntegral() && std::holds_alternative<int64_t>(value.storage())) return std::to_string(value.as_int());
-  if (type.root() == TypeRoot::kVarChar && std::holds_alternative<std::string>(value.storage())) {
-    // Printable ASCII only: a file that stores the column as plain BINARY reads as BLOB in DuckDB, and
-    // the literal's cast to BLOB would read backslashes as escapes and refuse other bytes.
-    for (char c : value.as_string()) {
-      if (c < 0x20 || c > 0x7e || c == '\\') return {};
-    }
-    return QuoteSqlString(value.as_string());
-  }
-  return {};
-}
 
 // The deletion vector of one of the split's data files, if it has one.
 Result<std::optional<DeletionVector>> DeletionVectorOf(FileSystem* fs, const std::string& table_name,
@@ -83,157 +35,6 @@ Result<std::optional<DeletionVector>> DeletionVectorOf(FileSystem* fs, const std
   }
   return std::optional<DeletionVector>(std::move(vector).value());
 }
-
-// Reads one data file as rows of the needed fields (mapped by field id and cast to the read types),
-// with the _SEQUENCE_NUMBER and _VALUE_KIND of primary-key files, dropping rows its deletion vector marks.
-class FileCursor {
- public:
-  static Result<std::unique_ptr<FileCursor>> Open(const TableReadContext& ctx, SchemaCache* schemas,
-                                                  const DataSplit& split, const DataFileMeta& file,
-                                                  const std::vector<DataField>& needed, bool primary_key,
-                                                  FileSystem* fs, const KeyFilter* key_filter) {
-    auto cursor = std::unique_ptr<FileCursor>(new FileCursor());
-    cursor->path_ = split.FilePath(file);
-    cursor->primary_key_ = primary_key;
-    cursor->needed_ = &needed;
-    cursor->key_filter_ = key_filter;
-    TIDE_ASSIGN_OR_RETURN(const TableSchema* file_schema, schemas->Get(file.schema_id));
-    std::vector<ParquetColumnSpec> columns;
-    std::string filter_sql;
-    for (size_t i = 0; i < needed.size(); ++i) {
-      const DataField& field = needed[i];
-      FieldSource src;
-      int idx = file_schema->FieldIndexById(field.id);
-      if (idx >= 0) {
-        const DataField& ff = file_schema->fields[static_cast<size_t>(idx)];
-        src.column = static_cast<int>(columns.size());
-        src.file_type = ff.type;
-        src.needs_cast = !ff.type.EqualsIgnoreNullable(field.type) &&
-                         !(ff.type.IsNested() && ff.type.root() == field.type.root());
-        if (src.needs_cast && !CanCast(ff.type, field.type)) {
-          return Status::NotSupported("table {}: data file {} holds column '{}' as {}, which cannot be read as {}",
-                                      ctx.table_name, cursor->path_, ff.name, ff.type.ToString(),
-                                      field.type.ToString());
-        }
-        // Nested types are read in the file's shape but with the read schema's nested fields.
-        columns.push_back(ParquetColumnSpec{ff.name, ff.id, src.needs_cast ? ff.type : field.type.WithNullable(true)});
-        if (key_filter != nullptr && !src.needs_cast) {
-          // Pushed down so DuckDB skips row groups (files are sorted by key, so all but one or two).
-          for (size_t k = 0; k < key_filter->positions.size(); ++k) {
-            if (key_filter->positions[k] != static_cast<int>(i)) continue;
-            std::string literal = KeyLiteral(key_filter->values[k], field.type);
-            if (literal.empty()) continue;
-            if (!filter_sql.empty()) filter_sql += " AND ";
-            filter_sql += QuoteSqlIdentifier(ff.name) + " = " + literal;
-          }
-        }
-      }
-      cursor->sources_.push_back(std::move(src));
-    }
-    cursor->identity_ = true;
-    for (size_t i = 0; i < cursor->sources_.size(); ++i) {
-      const FieldSource& src = cursor->sources_[i];
-      if (src.column != static_cast<int>(i) || src.needs_cast) cursor->identity_ = false;
-    }
-    if (primary_key) {
-      cursor->seq_column_ = static_cast<int>(columns.size());
-      columns.push_back(ParquetColumnSpec{"_SEQUENCE_NUMBER", 2147483646, DataType::BigInt(false)});
-      cursor->kind_column_ = static_cast<int>(columns.size());
-      columns.push_back(ParquetColumnSpec{"_VALUE_KIND", 2147483645, DataType::TinyInt(false)});
-    }
-    if (!EndsWith(file.file_name, ".parquet")) {
-      std::string ext = file.file_name.substr(file.file_name.rfind('.') + 1);
-      return Status::NotSupported("table {}: data file {} is in {} format; Tide reads Parquet data files only",
-                                  ctx.table_name, cursor->path_, ext);
-    }
-    DataFileReadOptions read_options;
-    read_options.filter_sql = std::move(filter_sql);
-    TIDE_ASSIGN_OR_RETURN(cursor->deletion_vector_, DeletionVectorOf(fs, ctx.table_name, split, file));
-    TIDE_ASSIGN_OR_RETURN(cursor->reader_, OpenDataFile(cursor->path_, columns, ctx.table_name, read_options));
-    return cursor;
-  }
-
-  // Moves to the next live row; false at the end of the file.
-  Result<bool> Advance() {
-    while (true) {
-      ++index_;
-      if (index_ < batch_.size()) {
-        if (deletion_vector_ && deletion_vector_->IsDeleted(positions_[index_])) continue;
-        TIDE_RETURN_IF_ERROR(Materialize());
-        if (key_filter_ != nullptr && !MatchesKey()) continue;
-        return true;
-      }
-      batch_.clear();
-      positions_.clear();
-      index_ = static_cast<size_t>(-1);
-      TIDE_ASSIGN_OR_RETURN(bool more, reader_->NextBatch(kFileBatchRows, &batch_, &positions_));
-      if (!more || batch_.empty()) {
-        if (!more) return false;
-      }
-    }
-  }
-
-  const KeyValue& current() const { return current_; }
-  KeyValue TakeCurrent() { return std::move(current_); }
-
- private:
-  Status Materialize() {
-    Row& raw = batch_[index_];
-    if (primary_key_) {
-      current_.sequence = raw[static_cast<size_t>(seq_column_)].as_int();
-      int64_t kind = raw[static_cast<size_t>(kind_column_)].as_int();
-      if (kind < 0 || kind > 3) return Status::Corruption("data file {}: _VALUE_KIND {} is not a row kind", path_, kind);
-      current_.kind = static_cast<ValueKind>(kind);
-    }
-    if (identity_) {
-      // The file's columns are the needed fields in order: the row is taken as it was read, without the
-      // trailing _SEQUENCE_NUMBER and _VALUE_KIND (no allocation, no per-value copy).
-      current_.row = std::move(raw);
-      current_.row.resize(sources_.size());
-      return Status::OK();
-    }
-    current_.row.assign(sources_.size(), Datum());
-    for (size_t i = 0; i < sources_.size(); ++i) {
-      const FieldSource& src = sources_[i];
-      if (src.column < 0) continue;
-      Datum& v = raw[static_cast<size_t>(src.column)];
-      if (src.needs_cast) {
-        auto cast = CastDatum(v, src.file_type, (*needed_)[i].type);
-        if (!cast.ok()) {
-          return cast.status().WithContext(fmt::format("data file {}, column '{}'", path_, (*needed_)[i].name));
-        }
-        current_.row[i] = std::move(cast).value();
-      } else {
-        current_.row[i] = std::move(v);
-      }
-    }
-    return Status::OK();
-  }
-
-  bool MatchesKey() const {
-    for (size_t k = 0; k < key_filter_->positions.size(); ++k) {
-      if (CompareDatum(current_.row[static_cast<size_t>(key_filter_->positions[k])], key_filter_->values[k]) != 0) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  FileCursor() = default;
-  const KeyFilter* key_filter_ = nullptr;
-  std::string path_;
-  bool primary_key_ = false;
-  const std::vector<DataField>* needed_ = nullptr;
-  std::vector<FieldSource> sources_;
-  bool identity_ = false;  // sources_[i] is file column i, uncast
-  int seq_column_ = -1, kind_column_ = -1;
-  std::optional<DeletionVector> deletion_vector_;
-  std::unique_ptr<DataFileRowReader> reader_;
-  std::vector<Row> batch_;
-  std::vector<int64_t> positions_;
-  size_t index_ = static_cast<size_t>(-1);
-  KeyValue current_;
-};
 
 // Yields the rows of one split.
 class SplitRowSource {
@@ -261,7 +62,7 @@ class SingleRowSource final : public SplitRowSource {
 // Files one after another (append tables, deletion-vector tables).
 class ConcatSource final : public SplitRowSource {
  public:
-  ConcatSource(std::vector<std::unique_ptr<FileCursor>> cursors, bool drop_retract)
+  ConcatSource(std::vector<std::unique_ptr<KeyValueCursor>> cursors, bool drop_retract)
       : cursors_(std::move(cursors)), drop_retract_(drop_retract) {}
   Result<bool> Next(Row* row) override {
     while (current_ < cursors_.size()) {
@@ -280,84 +81,36 @@ class ConcatSource final : public SplitRowSource {
   }
 
  private:
-  std::vector<std::unique_ptr<FileCursor>> cursors_;
+  std::vector<std::unique_ptr<KeyValueCursor>> cursors_;
   bool drop_retract_;
   size_t current_ = 0;
 };
 
-// Compares the primary keys of two rows: the key fields in order, with a fast path for a single
-// integer key (the common `id BIGINT` key) that skips the general comparison.
-class KeyComparator {
- public:
-  explicit KeyComparator(std::vector<int> key_indices) : key_indices_(std::move(key_indices)) {}
-  int Compare(const Row& a, const Row& b) const {
-    if (key_indices_.size() == 1) {
-      size_t k = static_cast<size_t>(key_indices_[0]);
-      const auto* x = std::get_if<int64_t>(&a[k].storage());
-      const auto* y = std::get_if<int64_t>(&b[k].storage());
-      if (x != nullptr && y != nullptr) return (*x > *y) - (*x < *y);
-    }
-    for (int i : key_indices_) {
-      int c = CompareDatum(a[static_cast<size_t>(i)], b[static_cast<size_t>(i)]);
-      if (c != 0) return c;
-    }
-    return 0;
-  }
-
- private:
-  std::vector<int> key_indices_;
-};
-
-// K-way merge of sorted runs by key, then the merge function per key. The runs sit in a binary min-heap
-// on (key, _SEQUENCE_NUMBER); after a run yields its row it is advanced and sifted down in place, so the
-// rows of one key come out oldest first.
+// The merge of one split's sorted runs (SortMergeHeap), then the merge function per key.
 class MergeSource final : public SplitRowSource {
  public:
   // `deduplicate` (the deduplicate engine without sequence.field): the newest row of each key wins, taken
   // without copies; `ignore_delete` then skips -U/-D rows. Otherwise `merge` folds each key's rows.
-  MergeSource(std::vector<std::unique_ptr<FileCursor>> cursors, std::vector<int> key_indices,
+  MergeSource(std::vector<std::unique_ptr<KeyValueCursor>> cursors, std::vector<int> key_indices,
               std::vector<int> sequence_indices, bool sequence_descending, std::unique_ptr<MergeFunction> merge,
               bool deduplicate, bool ignore_delete)
-      : cursors_(std::move(cursors)), keys_(std::move(key_indices)), sequence_indices_(std::move(sequence_indices)),
-        sequence_descending_(sequence_descending), merge_(std::move(merge)), deduplicate_(deduplicate),
-        ignore_delete_(ignore_delete) {}
+      : heap_(std::move(cursors), KeyComparator(std::move(key_indices))),
+        sequence_indices_(std::move(sequence_indices)), sequence_descending_(sequence_descending),
+        merge_(std::move(merge)), deduplicate_(deduplicate), ignore_delete_(ignore_delete) {}
 
-  Status Init() {
-    for (size_t i = 0; i < cursors_.size(); ++i) {
-      TIDE_ASSIGN_OR_RETURN(bool ok, cursors_[i]->Advance());
-      if (ok) heap_.push_back(i);
-    }
-    for (size_t i = heap_.size() / 2; i-- > 0;) SiftDown(i);
-    return Status::OK();
-  }
+  Status Init() { return heap_.Init(); }
 
   Result<bool> Next(Row* row) override {
     return deduplicate_ ? NextDeduplicated(row) : NextMerged(row);
   }
 
  private:
-  // The smallest run's row; then that run moves on.
-  Result<KeyValue> TakeTop() {
-    size_t top = heap_[0];
-    KeyValue kv = cursors_[top]->TakeCurrent();
-    TIDE_ASSIGN_OR_RETURN(bool ok, cursors_[top]->Advance());
-    if (!ok) {
-      heap_[0] = heap_.back();
-      heap_.pop_back();
-    }
-    if (!heap_.empty()) SiftDown(0);
-    return kv;
-  }
-  bool TopHasKeyOf(const Row& row) const {
-    return !heap_.empty() && keys_.Compare(cursors_[heap_[0]]->current().row, row) == 0;
-  }
-
   Result<bool> NextDeduplicated(Row* row) {
     while (!heap_.empty()) {
-      TIDE_ASSIGN_OR_RETURN(KeyValue winner, TakeTop());
+      TIDE_ASSIGN_OR_RETURN(KeyValue winner, heap_.TakeTop());
       bool have = !(ignore_delete_ && IsRetract(winner.kind));
-      while (TopHasKeyOf(winner.row)) {
-        TIDE_ASSIGN_OR_RETURN(KeyValue kv, TakeTop());
+      while (heap_.TopHasKeyOf(winner.row)) {
+        TIDE_ASSIGN_OR_RETURN(KeyValue kv, heap_.TakeTop());
         if (ignore_delete_ && IsRetract(kv.kind)) continue;
         // The newest row wins (runs yield a key's rows oldest first; a tie goes to the later row, as
         // the merge function's stable sort does).
@@ -375,15 +128,9 @@ class MergeSource final : public SplitRowSource {
   }
 
   Result<bool> NextMerged(Row* row) {
-    while (!heap_.empty()) {
-      // Gather every row of the smallest key.
-      group_.clear();
-      TIDE_ASSIGN_OR_RETURN(KeyValue first, TakeTop());
-      group_.push_back(std::move(first));
-      while (TopHasKeyOf(group_[0].row)) {
-        TIDE_ASSIGN_OR_RETURN(KeyValue kv, TakeTop());
-        group_.push_back(std::move(kv));
-      }
+    while (true) {
+      TIDE_ASSIGN_OR_RETURN(bool more, heap_.NextKey(&group_));
+      if (!more) return false;
       std::stable_sort(group_.begin(), group_.end(), [this](const KeyValue& a, const KeyValue& b) {
         int c = CompareSequenceFields(a.row, b.row);
         if (c != 0) return c < 0;
@@ -397,27 +144,8 @@ class MergeSource final : public SplitRowSource {
         return true;
       }
     }
-    return false;
   }
 
-  bool Less(size_t a, size_t b) const {
-    const KeyValue& x = cursors_[a]->current();
-    const KeyValue& y = cursors_[b]->current();
-    int c = keys_.Compare(x.row, y.row);
-    if (c != 0) return c < 0;
-    return x.sequence < y.sequence;
-  }
-  void SiftDown(size_t i) {
-    const size_t n = heap_.size();
-    while (true) {
-      size_t smallest = i, l = 2 * i + 1, r = l + 1;
-      if (l < n && Less(heap_[l], heap_[smallest])) smallest = l;
-      if (r < n && Less(heap_[r], heap_[smallest])) smallest = r;
-      if (smallest == i) return;
-      std::swap(heap_[i], heap_[smallest]);
-      i = smallest;
-    }
-  }
   int CompareSequenceFields(const Row& a, const Row& b) const {
     for (int i : sequence_indices_) {
       int c = CompareDatum(a[static_cast<size_t>(i)], b[static_cast<size_t>(i)]);
@@ -426,14 +154,12 @@ class MergeSource final : public SplitRowSource {
     return 0;
   }
 
-  std::vector<std::unique_ptr<FileCursor>> cursors_;
-  KeyComparator keys_;
+  SortMergeHeap heap_;
   std::vector<int> sequence_indices_;
   bool sequence_descending_;
   std::unique_ptr<MergeFunction> merge_;
   bool deduplicate_;
   bool ignore_delete_;
-  std::vector<size_t> heap_;  // indices into cursors_, a min-heap by Less
   std::vector<KeyValue> group_;
 };
 
@@ -728,10 +454,9 @@ class SnapshotTableReader final : public TableReader {
       TIDE_ASSIGN_OR_RETURN(std::optional<Row> row, LookupNewest(split, std::move(files)));
       return std::unique_ptr<SplitRowSource>(new SingleRowSource(std::move(row)));
     }
-    std::vector<std::unique_ptr<FileCursor>> cursors;
+    std::vector<std::unique_ptr<KeyValueCursor>> cursors;
     for (const DataFileMeta* f : files) {
-      TIDE_ASSIGN_OR_RETURN(auto cursor, FileCursor::Open(ctx_, &schemas_, split, *f, needed_, primary_key_, ctx_.fs,
-                                                          key_filter_ ? &*key_filter_ : nullptr));
+      TIDE_ASSIGN_OR_RETURN(auto cursor, OpenFile(split, *f, needed_, key_filter_ ? &*key_filter_ : nullptr));
       cursors.push_back(std::move(cursor));
     }
     if (!primary_key_ || dv) {
@@ -744,6 +469,26 @@ class SnapshotTableReader final : public TableReader {
                                                 options_.ignore_delete());
     TIDE_RETURN_IF_ERROR(source->Init());
     return std::unique_ptr<SplitRowSource>(std::move(source));
+  }
+
+  // Reads one of the split's data files as `fields` (mapped by field id and cast to the read types), with
+  // the _SEQUENCE_NUMBER and _VALUE_KIND of primary-key files, skipping rows its deletion vector marks.
+  Result<std::unique_ptr<KeyValueFileReader>> OpenFile(const DataSplit& split, const DataFileMeta& file,
+                                                       const std::vector<DataField>& fields,
+                                                       const KeyFilter* key_filter) {
+    KeyValueFileReadSpec spec;
+    spec.path = split.FilePath(file);
+    TIDE_ASSIGN_OR_RETURN(spec.file_schema, schemas_.Get(file.schema_id));
+    spec.needed = &fields;
+    spec.primary_key = primary_key_;
+    spec.key_filter = key_filter;
+    spec.table_name = ctx_.table_name;
+    TIDE_ASSIGN_OR_RETURN(std::optional<DeletionVector> dv, DeletionVectorOf(ctx_.fs, ctx_.table_name, split, file));
+    if (dv) {
+      auto vector = std::make_shared<DeletionVector>(std::move(*dv));
+      spec.skip_position = [vector](int64_t position) { return vector->IsDeleted(position); };
+    }
+    return KeyValueFileReader::Open(std::move(spec));
   }
 
   // A lookup on a deduplicate table: the key's newest row wins, so the files are read newest first and
@@ -767,8 +512,7 @@ class SnapshotTableReader final : public TableReader {
     ValueKind winner_kind = ValueKind::kInsert;
     for (const DataFileMeta* f : files) {
       if (winner != nullptr && f->max_sequence_number < winner_sequence) break;
-      TIDE_ASSIGN_OR_RETURN(auto probe, FileCursor::Open(ctx_, &schemas_, split, *f, probe_fields_, primary_key_,
-                                                         ctx_.fs, &probe_filter_));
+      TIDE_ASSIGN_OR_RETURN(auto probe, OpenFile(split, *f, probe_fields_, &probe_filter_));
       while (true) {
         TIDE_ASSIGN_OR_RETURN(bool ok, probe->Advance());
         if (!ok) break;
@@ -782,8 +526,7 @@ class SnapshotTableReader final : public TableReader {
       }
     }
     if (winner == nullptr || IsRetract(winner_kind)) return std::optional<Row>();
-    TIDE_ASSIGN_OR_RETURN(auto cursor, FileCursor::Open(ctx_, &schemas_, split, *winner, needed_, primary_key_,
-                                                        ctx_.fs, &*key_filter_));
+    TIDE_ASSIGN_OR_RETURN(auto cursor, OpenFile(split, *winner, needed_, &*key_filter_));
     std::optional<Row> found;
     while (true) {
       TIDE_ASSIGN_OR_RETURN(bool ok, cursor->Advance());
