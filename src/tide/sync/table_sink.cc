@@ -68,17 +68,20 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(FileSystem* fs, std::string t
   return sink;
 }
 
-Status TableSink::NewWriter() {
+Status TableSink::NewWriter(bool for_overwrite) {
   if (write_) write_->Abort();
   TableWriteConfig config;
   config.table_name = table_name_;
+  // Rows for an OVERWRITE must not be compacted with the files it replaces.
+  config.ignore_previous_files = for_overwrite;
   TIDE_ASSIGN_OR_RETURN(write_, TableWrite::Create(fs_, table_path_, schema_, commit_user_, config));
   return Status::OK();
 }
 
 Status TableSink::Truncate() {
   if (!failed_.ok()) return failed_;
-  Status s = NewWriter();  // the rows buffered so far came before the TRUNCATE: they go with the table
+  // The rows buffered so far came before the TRUNCATE: they go with the table.
+  Status s = NewWriter(/*for_overwrite=*/!dynamic_bucket_keys_);
   if (!s.ok()) return Fail(s);
   pending_ = true;
   if (!dynamic_bucket_keys_) {
@@ -344,7 +347,12 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn) {
     if (truncate_) s = s.WithContext("applying a TRUNCATE of " + source_table_);
     return Fail(s);
   }
-  truncate_ = false;
+  if (truncate_) {
+    // The writer knew nothing of the files the overwrite replaced; after it, the table is what it wrote.
+    truncate_ = false;
+    Status s = NewWriter();
+    if (!s.ok()) return Fail(s);
+  }
   if (result->outcome == CommitOutcome::kAlreadyCommitted && pending_) {
     return Fail(Status::Conflict(
         "table {}: position {} is already committed by another writer of commit user {} while this sync holds "

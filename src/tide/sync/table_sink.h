@@ -105,7 +105,7 @@ class TableSink {
   Status Write(RowKind kind, Row row);
   // NotSupported when a key-only old row lacks a column that a key or partition column is computed from.
   Status CheckOldRowComputes(const SourceRelationPtr& relation, const RowChange& change);
-  Status NewWriter();
+  Status NewWriter(bool for_overwrite = false);
 
   FileSystem* fs_ = nullptr;
   std::string table_path_;

@@ -15,6 +15,9 @@
 #include "tide/io/file_system.h"
 #include "tide/table/operation/commit_message.h"
 #include "tide/table/operation/file_store_commit.h"
+#include "tide/table/operation/file_store_scan.h"
+#include "tide/table/schema/schema_manager.h"
+#include "tide/table/snapshot/snapshot_manager.h"
 #include "tide/table/table.h"
 #include "tide/table/sink/table_write.h"
 #include "tide/types/table_schema.h"
@@ -75,6 +78,17 @@ inline Result<std::vector<Row>> ReadTableByVectors(const std::string& table_path
   TIDE_ASSIGN_OR_RETURN(auto table, Table::Open(FileSystem::Local(), table_path, "test.t"));
   TIDE_ASSIGN_OR_RETURN(auto reader, table->NewReader(ReadOptions{}));
   return ReadByVectors(std::move(reader), workers);
+}
+
+// The live data files of the latest snapshot (none when the table has no snapshot).
+inline Result<std::vector<ManifestEntry>> LiveEntries(const std::string& table_path) {
+  SnapshotManager snapshots(FileSystem::Local(), table_path);
+  TIDE_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
+  if (!latest) return std::vector<ManifestEntry>();
+  TIDE_ASSIGN_OR_RETURN(Snapshot snapshot, snapshots.Get(*latest));
+  TIDE_ASSIGN_OR_RETURN(TableSchema schema, SchemaManager(FileSystem::Local(), table_path).Latest());
+  FileStoreScan scan(FileSystem::Local(), table_path, "test.t", schema);
+  return scan.ReadLiveEntries(snapshot);
 }
 
 inline std::vector<Row> SortedRows(std::vector<Row> rows) {

@@ -1,5 +1,9 @@
 #include "tide/table/schema/core_options.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include <cctype>
@@ -118,6 +122,30 @@ class OptionReader {
     return static_cast<int32_t>(*n);
   }
 
+  Result<double> Double(const std::string& key, double fallback) const {
+    auto v = Find(key);
+    if (!v) return fallback;
+    std::string t(Trim(*v));
+    char* end = nullptr;
+    double d = t.empty() ? 0 : std::strtod(t.c_str(), &end);
+    if (t.empty() || end != t.c_str() + t.size()) return Invalid(key, *v, "is not a number", "a decimal number");
+    return d;
+  }
+
+  Result<std::optional<int64_t>> OptionalMemorySize(const std::string& key) const {
+    if (!Find(key)) return std::optional<int64_t>();
+    TIDE_ASSIGN_OR_RETURN(int64_t n, MemorySize(key, 0));
+    return std::optional<int64_t>(n);
+  }
+
+  Result<std::optional<int64_t>> OptionalDurationMillis(const std::string& key) const {
+    auto v = Find(key);
+    if (!v) return std::optional<int64_t>();
+    auto n = ParseDurationMillis(*v, key);
+    if (!n.ok()) return n.status().WithContext("table " + table_);
+    return std::optional<int64_t>(*n);
+  }
+
   Result<int64_t> MemorySize(const std::string& key, int64_t fallback) const {
     auto v = Find(key);
     if (!v) return fallback;
@@ -224,6 +252,43 @@ Result<CoreOptions> CoreOptions::Create(const TableSchema& schema, const std::st
   if (o.dynamic_bucket_max_buckets_ != -1 && o.dynamic_bucket_max_buckets_ <= 0) {
     return r.Invalid("dynamic-bucket.max-buckets", *r.Find("dynamic-bucket.max-buckets"), "is out of range",
                      "-1 (unlimited) or a positive number");
+  }
+
+  // Compaction (Java's defaults: CoreOptions numSortedRunStopTrigger, numLevels, compactionFileSize).
+  TIDE_ASSIGN_OR_RETURN(o.write_only_, r.Bool("write-only", false));
+  TIDE_ASSIGN_OR_RETURN(o.num_sorted_run_compaction_trigger_, r.Int("num-sorted-run.compaction-trigger", 5));
+  if (o.num_sorted_run_compaction_trigger_ < 1) {
+    return r.Invalid("num-sorted-run.compaction-trigger", *r.Find("num-sorted-run.compaction-trigger"),
+                     "is not positive", "a positive integer");
+  }
+  {
+    const int64_t trigger = o.num_sorted_run_compaction_trigger_;
+    TIDE_ASSIGN_OR_RETURN(int32_t stop, r.Int("num-sorted-run.stop-trigger",
+                                              static_cast<int32_t>(std::min<int64_t>(trigger + 3, INT32_MAX))));
+    o.num_sorted_run_stop_trigger_ = std::max(o.num_sorted_run_compaction_trigger_, stop);
+    TIDE_ASSIGN_OR_RETURN(o.num_levels_,
+                          r.Int("num-levels", static_cast<int32_t>(std::min<int64_t>(trigger + 1, INT32_MAX))));
+    if (o.num_levels_ < 2) {
+      return r.Invalid("num-levels", *r.Find("num-levels"), "is below 2", "an integer of at least 2");
+    }
+  }
+  TIDE_ASSIGN_OR_RETURN(o.compaction_max_size_amplification_percent_,
+                        r.Int("compaction.max-size-amplification-percent", 200));
+  TIDE_ASSIGN_OR_RETURN(o.compaction_size_ratio_, r.Int("compaction.size-ratio", 1));
+  TIDE_ASSIGN_OR_RETURN(o.compaction_small_file_ratio_, r.Double("compaction.small-file-ratio", 0.7));
+  TIDE_ASSIGN_OR_RETURN(o.compaction_min_file_num_, r.Int("compaction.min.file-num", 5));
+  TIDE_ASSIGN_OR_RETURN(o.compaction_optimization_interval_ms_, r.OptionalDurationMillis("compaction.optimization-interval"));
+  TIDE_ASSIGN_OR_RETURN(o.compaction_total_size_threshold_, r.OptionalMemorySize("compaction.total-size-threshold"));
+  TIDE_ASSIGN_OR_RETURN(o.compaction_incremental_size_threshold_,
+                        r.OptionalMemorySize("compaction.incremental-size-threshold"));
+  TIDE_ASSIGN_OR_RETURN(o.commit_force_compact_, r.Bool("commit.force-compact", false));
+  if (r.Find("full-compaction.delta-commits")) {
+    TIDE_ASSIGN_OR_RETURN(int32_t n, r.Int("full-compaction.delta-commits", 1));
+    if (n <= 0) {
+      return r.Invalid("full-compaction.delta-commits", *r.Find("full-compaction.delta-commits"), "is not positive",
+                       "a positive integer");
+    }
+    o.full_compaction_delta_commits_ = n;
   }
 
   // Committing.

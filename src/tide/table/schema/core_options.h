@@ -101,6 +101,31 @@ class CoreOptions {
   // `dynamic-bucket.max-buckets`: -1 unlimited, else 1..32767.
   int32_t dynamic_bucket_max_buckets() const { return dynamic_bucket_max_buckets_; }
 
+  // --- Compaction.
+  // `write-only`: the writer never compacts (a separate compaction job does).
+  bool write_only() const { return write_only_; }
+  int32_t num_sorted_run_compaction_trigger() const { return num_sorted_run_compaction_trigger_; }
+  // `num-sorted-run.stop-trigger`: compaction trigger + 3 unless set, never below the trigger.
+  int32_t num_sorted_run_stop_trigger() const { return num_sorted_run_stop_trigger_; }
+  // `num-levels`: compaction trigger + 1 unless set.
+  int32_t num_levels() const { return num_levels_; }
+  int32_t compaction_max_size_amplification_percent() const { return compaction_max_size_amplification_percent_; }
+  int32_t compaction_size_ratio() const { return compaction_size_ratio_; }
+  // Files below this size (target-file-size x compaction.small-file-ratio) are rewritten, not upgraded.
+  int64_t compaction_file_size() const {
+    return static_cast<int64_t>(static_cast<double>(target_file_size_) * compaction_small_file_ratio_);
+  }
+  int32_t compaction_min_file_num() const { return compaction_min_file_num_; }
+  const std::optional<int64_t>& compaction_optimization_interval_ms() const {
+    return compaction_optimization_interval_ms_;
+  }
+  const std::optional<int64_t>& compaction_total_size_threshold() const { return compaction_total_size_threshold_; }
+  const std::optional<int64_t>& compaction_incremental_size_threshold() const {
+    return compaction_incremental_size_threshold_;
+  }
+  bool commit_force_compact() const { return commit_force_compact_; }
+  const std::optional<int32_t>& full_compaction_delta_commits() const { return full_compaction_delta_commits_; }
+
   // --- Committing.
   int64_t manifest_target_file_size() const { return manifest_target_file_size_; }
   int64_t manifest_full_compaction_threshold_size() const { return manifest_full_compaction_threshold_size_; }
@@ -154,6 +179,20 @@ class CoreOptions {
   bool metadata_stats_dense_store_ = true;
   int64_t dynamic_bucket_target_row_num_ = 2'000'000;
   int32_t dynamic_bucket_max_buckets_ = -1;
+
+  bool write_only_ = false;
+  int32_t num_sorted_run_compaction_trigger_ = 5;
+  int32_t num_sorted_run_stop_trigger_ = 8;
+  int32_t num_levels_ = 6;
+  int32_t compaction_max_size_amplification_percent_ = 200;
+  int32_t compaction_size_ratio_ = 1;
+  double compaction_small_file_ratio_ = 0.7;
+  int32_t compaction_min_file_num_ = 5;
+  std::optional<int64_t> compaction_optimization_interval_ms_;
+  std::optional<int64_t> compaction_total_size_threshold_;
+  std::optional<int64_t> compaction_incremental_size_threshold_;
+  bool commit_force_compact_ = false;
+  std::optional<int32_t> full_compaction_delta_commits_;
 
   int64_t manifest_target_file_size_ = 8LL * 1024 * 1024;
   int64_t manifest_full_compaction_threshold_size_ = 16LL * 1024 * 1024;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <set>
 
 #include "tide/base/bytes.h"
 #include "tide/base/strings.h"
@@ -36,6 +37,11 @@ struct TableWrite::BucketWriter {
   // any was added since the last index file.
   std::optional<HashIndexSet> key_hashes;
   bool key_hashes_modified = false;
+  // Primary-key tables that compact: the bucket's levels and compaction, and the compaction changes
+  // not yet handed out (before: by file name, in the order met; after: in the order produced).
+  std::unique_ptr<MergeTreeCompactManager> compact;
+  std::vector<DataFileMeta> compact_before;
+  std::vector<DataFileMeta> compact_after;
 };
 
 namespace {
@@ -208,7 +214,11 @@ Status CheckWritable(const TableSchema& schema, const CoreOptions& options, cons
 }  // namespace
 
 TableWrite::TableWrite(CoreOptions options) : options_(std::move(options)) {}
-TableWrite::~TableWrite() = default;
+TableWrite::~TableWrite() {
+  // The bucket writers' compaction managers use the executor and context: they go first.
+  writers_.clear();
+  compaction_executor_.reset();
+}
 
 Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::string table_path, TableSchema schema,
                                                        std::string commit_user, TableWriteConfig config) {
@@ -357,6 +367,11 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
   context->creation_time_ms = w->config_.creation_time_ms;
   w->context_ = std::move(context);
   w->memory_ = std::make_unique<WriteBufferMemory>(w->options_.write_buffer_size());
+  if (s.HasPrimaryKey() && !core.write_only()) {
+    TIDE_ASSIGN_OR_RETURN(w->compaction_context_,
+                          CompactionContext::Create(fs, w->table_path_, name, s, w->options_, w->config_.creation_time_ms));
+    w->compaction_executor_ = std::make_unique<SerialExecutor>();
+  }
   return w;
 }
 
@@ -479,29 +494,133 @@ Result<TableWrite::BucketWriter*> TableWrite::CreateBucketWriter(std::string key
                                                memory_.get(), next_sequence);
   writer->key_hashes = std::move(key_hashes);
   BucketWriter* raw = writer.get();
+  if (compaction_enabled()) TIDE_RETURN_IF_ERROR(StartCompaction(raw));
   writers_.emplace(std::move(key), std::move(writer));
   return raw;
 }
 
-Result<int64_t> TableWrite::RestoreNextSequence(const std::string& writer_key) {
+Status TableWrite::StartCompaction(BucketWriter* writer) {
+  TIDE_RETURN_IF_ERROR(LoadRestore());
+  std::vector<DataFileMeta> files;
+  if (auto it = restore_files_.find(writer->key); it != restore_files_.end()) files = it->second;
+  auto levels = Levels::Create(std::move(files), options_.num_levels(), context_->layout.key_types, table_name_);
+  if (!levels.ok()) {
+    return levels.status().WithContext(fmt::format("table {}: restoring the levels of bucket {} of {}", table_name_,
+                                                   writer->bucket, writer->paths.bucket_dir()));
+  }
+  writer->compact = std::make_unique<MergeTreeCompactManager>(std::move(levels).value(), compaction_executor_.get(),
+                                                              compaction_context_.get(), writer->paths.bucket_dir());
+  return Status::OK();
+}
+
+Status TableWrite::SyncCompaction(BucketWriter* w, bool blocking) {
+  if (!w->compact) return Status::OK();
+  if (blocking && w->compact->CompactionRunning()) ++metrics_.compaction_waits;
+  auto result = w->compact->GetCompactionResult(blocking);
+  if (!result.ok()) {
+    return Fail(result.status().WithContext(fmt::format("table {}: compaction of bucket {} of {}", table_name_,
+                                                        w->bucket, w->paths.bucket_dir())));
+  }
+  if (!*result) return Status::OK();
+  CompactResult& r = **result;
+  ++metrics_.compactions;
+  metrics_.compacted_files_before += static_cast<int64_t>(r.before.size());
+  metrics_.compacted_files_after += static_cast<int64_t>(r.after.size());
+  std::set<std::string> after_names;
+  for (const auto& f : r.after) after_names.insert(f.file_name);
+  for (auto& file : r.before) {
+    // A file produced by an earlier compaction that no commit has seen yet is an intermediate file:
+    // it leaves compact_after, and is deleted unless it is the input or output of an upgrade (the
+    // same file at another level, which earlier and later snapshots still need).
+    auto produced = std::find_if(w->compact_after.begin(), w->compact_after.end(), [&](const DataFileMeta& f) {
+      return f.file_name == file.file_name && f.level == file.level;
+    });
+    if (produced != w->compact_after.end()) {
+      w->compact_after.erase(produced);
+      bool upgraded = after_names.count(file.file_name) > 0 ||
+                      std::any_of(w->compact_before.begin(), w->compact_before.end(),
+                                  [&](const DataFileMeta& f) { return f.file_name == file.file_name; });
+      if (!upgraded) fs_->DeleteFile(JoinPath(w->paths.bucket_dir(), file.file_name)).IgnoreError();
+      continue;
+    }
+    // A new file of this commit (level 0, not yet handed out) compacted away before its commit: the
+    // commit's APPEND part still adds it and the COMPACT part deletes it, as in Java.
+    w->compact_before.push_back(std::move(file));
+  }
+  for (auto& f : r.after) w->compact_after.push_back(std::move(f));
+  return Status::OK();
+}
+
+Status TableWrite::Compact(bool full, const std::optional<std::vector<std::string>>& partitions) {
+  if (!failed_.ok()) return failed_;
+  if (!schema_.HasPrimaryKey()) {
+    return Status::NotSupported("table {} is an append table; Tide compacts primary-key tables only", table_name_);
+  }
+  if (!compaction_enabled()) {
+    return Status::InvalidArgument("table {} has 'write-only' = 'true': its writers do not compact; unset it to "
+                                   "compact the table",
+                                   table_name_);
+  }
+  TIDE_RETURN_IF_ERROR(LoadRestore());
+  std::vector<std::string> keys;
+  for (const auto& [key, where] : restore_buckets_) {
+    if (partitions && std::find(partitions->begin(), partitions->end(), where.first) == partitions->end()) continue;
+    keys.push_back(key);
+  }
+  std::sort(keys.begin(), keys.end());
+  for (const std::string& key : keys) {
+    BucketWriter* w;
+    if (auto it = writers_.find(key); it != writers_.end()) {
+      w = it->second.get();
+    } else {
+      const auto& [partition, bucket] = restore_buckets_.at(key);
+      TIDE_ASSIGN_OR_RETURN(Row values, DeserializeBinaryRow(partition, partition_types_));
+      Row row(schema_.fields.size());
+      for (size_t i = 0; i < partition_indices_.size(); ++i) row[static_cast<size_t>(partition_indices_[i])] = values[i];
+      TIDE_ASSIGN_OR_RETURN(w, CreateBucketWriter(key, partition, bucket, row));
+    }
+    TIDE_RETURN_IF_ERROR(Flush(w));
+    TIDE_RETURN_IF_ERROR(SyncCompaction(w, true));
+    w->compact->TriggerCompaction(full);
+    TIDE_RETURN_IF_ERROR(SyncCompaction(w, true));
+  }
+  return Status::OK();
+}
+
+Status TableWrite::LoadRestore() {
   SnapshotManager snapshots(fs_, table_path_);
   auto latest = snapshots.LatestId();
-  if (!latest.ok()) return latest.status().WithContext("table " + table_name_ + ", restoring sequence numbers");
-  if (!*latest) return int64_t{0};
-  if (restore_snapshot_id_ != *latest) {
-    auto snapshot = snapshots.Get(**latest);
-    if (!snapshot.ok()) return snapshot.status().WithContext("table " + table_name_ + ", restoring sequence numbers");
-    FileStoreScan scan(fs_, table_path_, table_name_, schema_);
-    auto entries = scan.ReadLiveEntries(*snapshot);
-    if (!entries.ok()) return entries.status().WithContext("table " + table_name_ + ", restoring sequence numbers");
+  if (!latest.ok()) return latest.status().WithContext("table " + table_name_ + ", restoring the writer");
+  if (config_.ignore_previous_files) latest = std::optional<int64_t>();
+  if (!*latest) {
+    restore_snapshot_id_.reset();
     restore_max_sequence_.clear();
-    for (const ManifestEntry& e : *entries) {
-      std::string k = WriterKey(e.partition, e.bucket);
-      auto [it, inserted] = restore_max_sequence_.emplace(k, e.file.max_sequence_number);
-      if (!inserted) it->second = std::max(it->second, e.file.max_sequence_number);
-    }
-    restore_snapshot_id_ = **latest;
+    restore_files_.clear();
+    restore_buckets_.clear();
+    return Status::OK();
   }
+  if (restore_snapshot_id_ == *latest) return Status::OK();
+  auto snapshot = snapshots.Get(**latest);
+  if (!snapshot.ok()) return snapshot.status().WithContext("table " + table_name_ + ", restoring the writer");
+  FileStoreScan scan(fs_, table_path_, table_name_, schema_);
+  auto entries = scan.ReadLiveEntries(*snapshot);
+  if (!entries.ok()) return entries.status().WithContext("table " + table_name_ + ", restoring the writer");
+  restore_max_sequence_.clear();
+  restore_files_.clear();
+  restore_buckets_.clear();
+  for (ManifestEntry& e : *entries) {
+    std::string k = WriterKey(e.partition, e.bucket);
+    auto [it, inserted] = restore_max_sequence_.emplace(k, e.file.max_sequence_number);
+    if (!inserted) it->second = std::max(it->second, e.file.max_sequence_number);
+    restore_buckets_.emplace(k, std::make_pair(e.partition, e.bucket));
+    if (compaction_enabled()) restore_files_[k].push_back(std::move(e.file));
+  }
+  restore_snapshot_id_ = **latest;
+  return Status::OK();
+}
+
+Result<int64_t> TableWrite::RestoreNextSequence(const std::string& writer_key) {
+  TIDE_RETURN_IF_ERROR(LoadRestore());
   auto it = restore_max_sequence_.find(writer_key);
   return it == restore_max_sequence_.end() ? int64_t{0} : it->second + 1;
 }
@@ -580,8 +699,19 @@ Status TableWrite::Flush(BucketWriter* w) {
   ++metrics_.flushes;
   metrics_.data_files += static_cast<int64_t>(data_files->size());
   metrics_.changelog_files += static_cast<int64_t>(changelog_files->size());
-  for (auto& f : *data_files) w->new_files.push_back(std::move(f));
+  for (auto& f : *data_files) {
+    if (w->compact) {
+      Status added = w->compact->AddNewFile(f);
+      if (!added.ok()) return Fail(added);
+    }
+    w->new_files.push_back(std::move(f));
+  }
   for (auto& f : *changelog_files) w->changelog_files.push_back(std::move(f));
+  if (w->compact) {
+    // Too many sorted runs: wait for the running compaction before going on (the write stall).
+    TIDE_RETURN_IF_ERROR(SyncCompaction(w, w->compact->ShouldWaitForLatestCompaction()));
+    w->compact->TriggerCompaction(false);
+  }
   return Status::OK();
 }
 
@@ -594,6 +724,20 @@ Result<std::vector<CommitMessage>> TableWrite::PrepareCommit() {
     return a->bucket < b->bucket;
   });
   for (BucketWriter* w : ordered) TIDE_RETURN_IF_ERROR(Flush(w));
+  bool full = false;
+  if (compaction_enabled() && options_.full_compaction_delta_commits()) {
+    full = ++commits_since_full_compaction_ >= *options_.full_compaction_delta_commits();
+    if (full) commits_since_full_compaction_ = 0;
+  }
+  for (BucketWriter* w : ordered) {
+    if (!w->compact) continue;
+    if (full) {
+      TIDE_RETURN_IF_ERROR(SyncCompaction(w, true));
+      w->compact->TriggerCompaction(true);
+    }
+    bool wait = full || options_.commit_force_compact() || w->compact->ShouldWaitForPreparingCheckpoint();
+    TIDE_RETURN_IF_ERROR(SyncCompaction(w, wait));
+  }
   std::vector<CommitMessage> messages;
   for (BucketWriter* w : ordered) {
     std::optional<IndexManifestEntry> index_file;
@@ -604,13 +748,20 @@ Result<std::vector<CommitMessage>> TableWrite::PrepareCommit() {
       index_file = std::move(written).value();
       w->key_hashes_modified = false;
     }
-    if (w->new_files.empty() && w->changelog_files.empty() && !index_file) continue;
+    if (w->new_files.empty() && w->changelog_files.empty() && !index_file && w->compact_before.empty() &&
+        w->compact_after.empty()) {
+      continue;
+    }
     CommitMessage m;
     m.partition = w->partition;
     m.bucket = w->bucket;
     m.total_buckets = num_buckets_;
     m.new_files = std::move(w->new_files);
     m.changelog_files = std::move(w->changelog_files);
+    m.compact_before = std::move(w->compact_before);
+    m.compact_after = std::move(w->compact_after);
+    w->compact_before.clear();
+    w->compact_after.clear();
     if (index_file) m.new_index_files.push_back(std::move(*index_file));
     w->new_files.clear();
     w->changelog_files.clear();
@@ -622,12 +773,25 @@ Result<std::vector<CommitMessage>> TableWrite::PrepareCommit() {
 void TableWrite::Abort() {
   for (auto& [key, w] : writers_) {
     w->buffer.Clear();
+    if (w->compact) {
+      // A running compaction's files go with it (its manager deletes them); finished ones not handed
+      // out are deleted below, except files an upgrade only moved to another level.
+      w->compact.reset();
+      std::set<std::string> moved;
+      for (const auto& f : w->compact_before) moved.insert(f.file_name);
+      for (const auto& f : w->compact_after) {
+        if (!moved.count(f.file_name)) fs_->DeleteFile(JoinPath(w->paths.bucket_dir(), f.file_name)).IgnoreError();
+      }
+    }
     for (const auto* files : {&w->new_files, &w->changelog_files}) {
       for (const DataFileMeta& f : *files) fs_->DeleteFile(JoinPath(w->paths.bucket_dir(), f.file_name)).IgnoreError();
     }
-    w->new_files.clear();
-    w->changelog_files.clear();
   }
+  // The writers' levels and sequence numbers may reflect work no commit will publish: start afresh
+  // from the latest snapshot.
+  writers_.clear();
+  last_writer_ = nullptr;
+  restore_snapshot_id_.reset();
 }
 
 }  // namespace tide

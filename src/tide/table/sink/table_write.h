@@ -32,6 +32,18 @@
 // Abort() deletes the files not yet handed out. After any failed flush the writer refuses further
 // calls (the buffered rows are lost; the caller restarts from its last commit).
 //
+// Compaction (primary-key tables, unless `write-only`): each bucket writer keeps its files as Levels
+// (restored from the latest snapshot with the sequence numbers) and a MergeTreeCompactManager; after
+// every flush the universal strategy may start a compaction on the writer's compaction thread (one
+// per TableWrite, one task at a time). PrepareCommit hands finished compactions to the committer as
+// compact_before/compact_after (the committer makes them a COMPACT snapshot after the APPEND one),
+// waiting for a running one only when the bucket has more than `num-sorted-run.stop-trigger` + 1
+// sorted runs or `commit.force-compact` is set; a flush waits when there are more than the stop
+// trigger. `full-compaction.delta-commits` = N makes every Nth PrepareCommit fully compact every bucket
+// the writer holds. Compact() compacts the buckets of the latest snapshot on request (`tide compact`).
+// Intermediate files (written by one compaction and replaced by a later one before any commit) are
+// deleted at once, as Java's MergeTreeWriter does.
+//
 // Refused tables (NotSupported, naming the option): the above bucket modes, deletion vectors and the
 // first-row engine on primary-key tables (their level-0 rows stay invisible to batch reads until a
 // compaction Tide does not run yet), VARIANT columns, and the options CheckWritable (table_write.cc) refuses.
@@ -54,6 +66,8 @@
 #include "tide/table/operation/commit_message.h"
 #include "tide/table/io/data_file_writer.h"
 #include "tide/table/index/dynamic_bucket_index.h"
+#include "tide/base/serial_executor.h"
+#include "tide/table/mergetree/compact/merge_tree_compact_manager.h"
 #include "tide/table/mergetree/write_buffer.h"
 #include "tide/table/mergetree/write_merge_function.h"
 #include "tide/table/schema/core_options.h"
@@ -69,6 +83,9 @@ struct TableWriteConfig {
   std::optional<int64_t> target_file_size;
   // The `_CREATION_TIME` clock (local wall-clock millis); LocalWallClockMillis when unset.
   std::function<int64_t()> creation_time_ms;
+  // Start every bucket empty, ignoring the latest snapshot's files and sequence numbers (Java's
+  // withIgnorePreviousFiles): for writes that an OVERWRITE commit will publish, which replaces them.
+  bool ignore_previous_files = false;
 };
 
 struct TableWriteMetrics {
@@ -78,6 +95,10 @@ struct TableWriteMetrics {
   int64_t memory_flushes = 0; // of those, flushes because the budget was passed
   int64_t data_files = 0;     // data files written
   int64_t changelog_files = 0;
+  int64_t compactions = 0;          // compaction results taken
+  int64_t compaction_waits = 0;     // times a flush or commit waited for a running compaction
+  int64_t compacted_files_before = 0;
+  int64_t compacted_files_after = 0;
 };
 
 class TableWrite {
@@ -100,7 +121,13 @@ class TableWrite {
   // previous call, sorted by partition bytes then bucket. The files are durable when this returns.
   Result<std::vector<CommitMessage>> PrepareCommit();
 
-  // Drops every buffered row and deletes the files written since the last PrepareCommit.
+  // Compacts the buckets of the latest snapshot (with `partitions`, only those whose serialized
+  // partition is listed): a full compaction with `full`, else what the strategy picks. Waits for the
+  // compactions; the next PrepareCommit returns their results. Primary-key tables only.
+  Status Compact(bool full, const std::optional<std::vector<std::string>>& partitions = std::nullopt);
+
+  // Drops every buffered row and deletes the files written since the last PrepareCommit (waiting for a
+  // running compaction first). The writer then starts afresh from the latest snapshot.
   void Abort();
 
   const std::string& commit_user() const { return commit_user_; }
@@ -119,8 +146,16 @@ class TableWrite {
   void FillRetractPlaceholders(Row* row) const;
   Result<BucketWriter*> WriterFor(const Row& row);
   Result<BucketWriter*> CreateBucketWriter(std::string key, std::string partition, int32_t bucket, const Row& row);
+  // Reads the live files of the latest snapshot once per snapshot id, for new bucket writers.
+  Status LoadRestore();
   // The first sequence number of a new writer: the bucket's largest live one in the latest snapshot + 1.
   Result<int64_t> RestoreNextSequence(const std::string& writer_key);
+  // The compaction of a new primary-key bucket writer, over the bucket's live files.
+  Status StartCompaction(BucketWriter* writer);
+  // Takes a compaction result (waiting for a running task when `blocking`) into the writer's pending
+  // compact_before / compact_after.
+  Status SyncCompaction(BucketWriter* writer, bool blocking);
+  bool compaction_enabled() const { return compaction_context_ != nullptr; }
   Status FlushWhileOverBudget();
   Status Flush(BucketWriter* writer);
   Status Fail(Status status);
@@ -156,9 +191,18 @@ class TableWrite {
   BucketWriter* last_writer_ = nullptr;
   std::string scratch_partition_, scratch_bucket_, scratch_key_;
 
-  // Live files' largest sequence number per writer key, as of snapshot `restore_snapshot_id_`.
+  // Live files' largest sequence number and the files themselves per writer key, as of snapshot
+  // `restore_snapshot_id_`.
   std::optional<int64_t> restore_snapshot_id_;
   std::unordered_map<std::string, int64_t> restore_max_sequence_;
+  std::unordered_map<std::string, std::vector<DataFileMeta>> restore_files_;
+  std::unordered_map<std::string, std::pair<std::string, int32_t>> restore_buckets_;  // key -> (partition, bucket)
+
+  // Compaction: the context and thread of this writer's compactions (null when it does not compact),
+  // and the PrepareCommits since the last full compaction (`full-compaction.delta-commits`).
+  std::unique_ptr<CompactionContext> compaction_context_;
+  std::unique_ptr<SerialExecutor> compaction_executor_;
+  int64_t commits_since_full_compaction_ = 0;
 
   Status failed_;
   TableWriteMetrics metrics_;

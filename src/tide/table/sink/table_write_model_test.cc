@@ -1,4 +1,4 @@
-// Randomized model test of the write path: random schemas (partitioned or not, 1..4 buckets or dynamic
+// Randomized model test of the write path (and, in TableWriteCompactionModelTest, of compaction): random schemas (partitioned or not, 1..4 buckets or dynamic
 // buckets, composite primary keys, every scalar type), random batches of inserts, updates and deletes,
 // many commits through FileStoreCommit; after every commit the table read back through
 // Table::NewReader equals an in-memory model row for row. Writers are sometimes replaced between
@@ -193,10 +193,47 @@ struct RowLess {
   bool operator()(const Row& a, const Row& b) const { return CompareRows(a, b) < 0; }
 };
 
-void RunModel(uint64_t seed, int commits, bool dynamic_bucket = false) {
-  SCOPED_TRACE("seed " + std::to_string(seed) + (dynamic_bucket ? " (dynamic bucket)" : ""));
+// Live files per (partition, bucket) of the latest snapshot: the number of sorted runs (each level-0
+// file, plus each non-empty higher level).
+std::map<std::pair<std::string, int32_t>, int> SortedRunsPerBucket(const std::string& path) {
+  std::map<std::pair<std::string, int32_t>, std::set<int32_t>> levels;
+  std::map<std::pair<std::string, int32_t>, int> runs;
+  auto entries = testing::LiveEntries(path);
+  EXPECT_TRUE(entries.ok()) << entries.status().ToString();
+  if (!entries.ok()) return runs;
+  for (const auto& e : *entries) {
+    auto key = std::make_pair(e.partition, e.bucket);
+    if (e.file.level == 0) {
+      ++runs[key];
+    } else if (levels[key].insert(e.file.level).second) {
+      ++runs[key];
+    }
+  }
+  return runs;
+}
+
+void RunModel(uint64_t seed, int commits, bool dynamic_bucket = false, bool compaction = false) {
+  SCOPED_TRACE("seed " + std::to_string(seed) + (dynamic_bucket ? " (dynamic bucket)" : "") +
+               (compaction ? " (compaction)" : ""));
   Generator g(seed);
   RandomTable t = MakeRandomTable(&g, dynamic_bucket);
+  int stop_trigger = 0;
+  if (compaction) {
+    // Small triggers, so that every commit or two compacts; sometimes full compactions every few
+    // commits, tiny size ratios or amplification limits, and few levels.
+    int trigger = static_cast<int>(g.Uniform(1, 4));
+    t.schema.options["num-sorted-run.compaction-trigger"] = std::to_string(trigger);
+    stop_trigger = trigger + 3;
+    if (g.Chance(30)) {
+      stop_trigger = trigger + static_cast<int>(g.Uniform(0, 2));
+      t.schema.options["num-sorted-run.stop-trigger"] = std::to_string(stop_trigger);
+    }
+    if (g.Chance(30)) t.schema.options["num-levels"] = std::to_string(g.Uniform(2, 4));
+    if (g.Chance(30)) t.schema.options["compaction.max-size-amplification-percent"] = std::to_string(g.Uniform(10, 300));
+    if (g.Chance(30)) t.schema.options["compaction.size-ratio"] = std::to_string(g.Uniform(0, 20));
+    if (g.Chance(25)) t.schema.options["full-compaction.delta-commits"] = std::to_string(g.Uniform(1, 4));
+    if (g.Chance(30)) t.schema.options["target-file-size"] = "4 kb";
+  }
   SCOPED_TRACE("schema " + t.schema.ToJson());
   if (std::getenv("TIDE_MODEL_VERBOSE")) std::cerr << "seed " << seed << ": partitions " << t.partition_columns.size() << " keys " << t.key_columns.size() << " values " << t.value_columns.size() << " options " << nlohmann::json(t.schema.options).dump() << "\n";
   testing::TempDir dir;
@@ -249,10 +286,19 @@ void RunModel(uint64_t seed, int commits, bool dynamic_bucket = false) {
         model[key] = row;
       }
     }
+    if (compaction && g.Chance(20)) {
+      ASSERT_OK_WRITE(writer->Compact(/*full=*/g.Chance(50)));
+    }
     auto messages = writer->PrepareCommit();
     ASSERT_TRUE(messages.ok()) << messages.status().ToString();
     auto committed = testing::CommitMessages(path, *messages, "session-" + std::to_string(session), ++identifier);
     ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+    if (compaction) {
+      // The write stall keeps every bucket at most one run past the stop trigger at a commit.
+      for (const auto& [bucket, runs] : SortedRunsPerBucket(path)) {
+        ASSERT_LE(runs, stop_trigger + 1) << "after commit " << c << ", bucket " << bucket.second;
+      }
+    }
 
     auto rows = testing::ReadTable(path);
     ASSERT_TRUE(rows.ok()) << rows.status().ToString();
@@ -276,10 +322,35 @@ void RunModel(uint64_t seed, int commits, bool dynamic_bucket = false) {
                                           << RowToString(columnar[r], t.schema.fields) << "\n  model "
                                           << RowToString(expected[r], t.schema.fields);
     }
-    if (g.Chance(25)) {
+    if (compaction && g.Chance(20)) {
+      // A writer dropped in the middle of a compaction it started (a crash, as far as the table can
+      // tell): nothing it did reaches the table, which stays at its last snapshot.
+      ASSERT_OK_WRITE(writer->Compact(/*full=*/true));
+      writer->Abort();
+      auto after = testing::ReadTable(path);
+      ASSERT_TRUE(after.ok()) << after.status().ToString();
+      std::vector<Row> expected;
+      for (const auto& [key, row] : model) expected.push_back(row);
+      ASSERT_EQ(testing::SortedRows(std::move(after).value()), testing::SortedRows(std::move(expected)));
+      writer = new_writer(++session);
+      identifier = 0;
+    } else if (g.Chance(25)) {
       writer = new_writer(++session);
       identifier = 0;
     }
+  }
+  if (compaction) {
+    // Compaction really ran: some snapshot is a COMPACT one, and some live file sits above level 0.
+    SnapshotManager snapshots(FileSystem::Local(), path);
+    auto latest = snapshots.LatestId();
+    ASSERT_TRUE(latest.ok() && *latest);
+    int compact_snapshots = 0;
+    for (int64_t id = 1; id <= **latest; ++id) {
+      auto s = snapshots.Get(id);
+      ASSERT_TRUE(s.ok()) << s.status().ToString();
+      if (s->commit_kind == CommitKind::kCompact) ++compact_snapshots;
+    }
+    EXPECT_GT(compact_snapshots, 0);
   }
 }
 
@@ -298,6 +369,17 @@ INSTANTIATE_TEST_SUITE_P(Seeds, TableWriteModelTest, ::testing::Range<uint64_t>(
 // The same workloads on dynamic-bucket tables (`bucket` = -1, a small `dynamic-bucket.target-row-num`
 // so that partitions spread over several buckets and writer sessions reload the HASH index).
 class TableWriteDynamicBucketModelTest : public ::testing::TestWithParam<uint64_t> {};
+
+// The workloads with compaction running beside the writes: small triggers, random strategy options,
+// manual compactions at random points, writers dropped in the middle of a compaction; after every
+// commit the table equals the model and no bucket has more sorted runs than the stall allows.
+class TableWriteCompactionModelTest : public ::testing::TestWithParam<uint64_t> {};
+
+TEST_P(TableWriteCompactionModelTest, RandomWorkloadMatchesTheModel) {
+  RunModel(GetParam(), 12, /*dynamic_bucket=*/GetParam() % 4 == 0, /*compaction=*/true);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, TableWriteCompactionModelTest, ::testing::Range<uint64_t>(201, 233));
 
 TEST_P(TableWriteDynamicBucketModelTest, RandomWorkloadMatchesTheModel) { RunModel(GetParam(), 6, true); }
 

@@ -1,0 +1,68 @@
+// SerialExecutor: one worker thread that runs submitted tasks one after another, in submission order
+// (Java's single-thread ExecutorService, as a Paimon writer's compaction executor). The thread starts
+// with the first task. The destructor waits for the tasks already submitted, then joins.
+//
+// Thread-safety: Submit may be called from any thread; tasks run on the worker thread only.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace tide {
+
+class SerialExecutor {
+ public:
+  SerialExecutor() = default;
+  ~SerialExecutor() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    if (worker_.joinable()) worker_.join();
+  }
+  SerialExecutor(const SerialExecutor&) = delete;
+  SerialExecutor& operator=(const SerialExecutor&) = delete;
+
+  // Queues `task`; the future holds its result once it has run.
+  template <typename T>
+  std::future<T> Submit(std::function<T()> task) {
+    auto packaged = std::make_shared<std::packaged_task<T()>>(std::move(task));
+    std::future<T> result = packaged->get_future();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      queue_.push_back([packaged] { (*packaged)(); });
+      if (!worker_.joinable()) worker_ = std::thread([this] { Run(); });
+    }
+    cv_.notify_one();
+    return result;
+  }
+
+ private:
+  void Run() {
+    while (true) {
+      std::function<void()> task;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+        if (queue_.empty()) return;  // stopping, and nothing left to run
+        task = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      task();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  bool stopping_ = false;
+  std::thread worker_;
+};
+
+}  // namespace tide

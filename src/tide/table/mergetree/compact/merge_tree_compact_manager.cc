@@ -1,0 +1,89 @@
+#include "tide/table/mergetree/compact/merge_tree_compact_manager.h"
+
+#include <chrono>
+#include <set>
+
+#include "tide/base/strings.h"
+
+namespace tide {
+namespace {
+
+UniversalCompactionOptions StrategyOptions(const CoreOptions& o) {
+  UniversalCompactionOptions s;
+  s.max_size_amplification_percent = o.compaction_max_size_amplification_percent();
+  s.size_ratio = o.compaction_size_ratio();
+  s.num_run_compaction_trigger = o.num_sorted_run_compaction_trigger();
+  s.optimization_interval_ms = o.compaction_optimization_interval_ms();
+  s.total_size_threshold = o.compaction_total_size_threshold();
+  s.incremental_size_threshold = o.compaction_incremental_size_threshold();
+  return s;
+}
+
+}  // namespace
+
+MergeTreeCompactManager::MergeTreeCompactManager(Levels levels, SerialExecutor* executor, CompactionContext* context,
+                                                 std::string bucket_dir)
+    : levels_(std::move(levels)), executor_(executor), context_(context), bucket_dir_(std::move(bucket_dir)),
+      strategy_(StrategyOptions(context->options())),
+      stop_trigger_(context->options().num_sorted_run_stop_trigger()),
+      compaction_file_size_(context->options().compaction_file_size()) {}
+
+MergeTreeCompactManager::~MergeTreeCompactManager() {
+  // A task still running writes files nothing will reference: wait for it and delete them.
+  if (task_.valid()) {
+    Result<CompactResult> r = task_.get();
+    if (r.ok()) {
+      std::set<std::string> kept;
+      for (const auto& f : r->before) kept.insert(f.file_name);
+      for (const auto& f : r->after) {
+        if (!kept.count(f.file_name)) context_->fs()->DeleteFile(JoinPath(bucket_dir_, f.file_name)).IgnoreError();
+      }
+    }
+  }
+}
+
+void MergeTreeCompactManager::TriggerCompaction(bool full) {
+  if (task_.valid()) return;
+  std::vector<LevelSortedRun> runs = levels_.LevelSortedRuns();
+  std::optional<CompactUnit> unit;
+  if (full) {
+    unit = UniversalCompaction::PickFullCompaction(levels_.NumberOfLevels(), runs);
+  } else {
+    unit = strategy_.Pick(levels_.NumberOfLevels(), runs);
+    // Nothing to do: no file, or one file already at the output level.
+    if (unit && (unit->files.empty() || (unit->files.size() == 1 && unit->files[0].meta.level == unit->output_level))) {
+      unit.reset();
+    }
+  }
+  if (!unit) return;
+  // No older data can remain below an output at or above the highest non-empty level.
+  bool drop_delete = unit->output_level != 0 && unit->output_level >= levels_.NonEmptyHighestLevel();
+  Submit(std::move(*unit), drop_delete);
+}
+
+void MergeTreeCompactManager::Submit(CompactUnit unit, bool drop_delete) {
+  MergeTreeCompactTaskOptions options;
+  options.compaction_file_size = compaction_file_size_;
+  options.drop_delete = drop_delete;
+  options.max_level = levels_.MaxLevel();
+  CompactionContext* context = context_;
+  std::string bucket_dir = bucket_dir_;
+  task_ = executor_->Submit<Result<CompactResult>>(
+      [unit = std::move(unit), options, context, bucket_dir]() -> Result<CompactResult> {
+        MergeTreeCompactRewriter rewriter(context, bucket_dir);
+        return RunMergeTreeCompactTask(unit, options, &rewriter);
+      });
+}
+
+Result<std::optional<CompactResult>> MergeTreeCompactManager::GetCompactionResult(bool blocking) {
+  if (!task_.valid()) return std::optional<CompactResult>();
+  if (!blocking && task_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    return std::optional<CompactResult>();
+  }
+  Result<CompactResult> result = task_.get();
+  if (!result.ok()) return result.status();
+  TIDE_RETURN_IF_ERROR(levels_.Update(result->before, result->after));
+  return std::optional<CompactResult>(std::move(result).value());
+}
+
+}  // namespace tide
