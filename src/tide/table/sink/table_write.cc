@@ -551,7 +551,7 @@ Status TableWrite::SyncCompaction(BucketWriter* w, bool blocking) {
   return Status::OK();
 }
 
-Status TableWrite::Compact(bool full, const std::optional<std::vector<std::string>>& partitions) {
+Status TableWrite::Compact(bool full, const std::optional<std::vector<Row>>& partitions) {
   if (!failed_.ok()) return failed_;
   if (!schema_.HasPrimaryKey()) {
     return Status::NotSupported("table {} is an append table; Tide compacts primary-key tables only", table_name_);
@@ -564,7 +564,12 @@ Status TableWrite::Compact(bool full, const std::optional<std::vector<std::strin
   TIDE_RETURN_IF_ERROR(LoadRestore());
   std::vector<std::string> keys;
   for (const auto& [key, where] : restore_buckets_) {
-    if (partitions && std::find(partitions->begin(), partitions->end(), where.first) == partitions->end()) continue;
+    if (partitions) {
+      TIDE_ASSIGN_OR_RETURN(Row values, DeserializeBinaryRow(where.first, partition_types_));
+      bool listed = std::any_of(partitions->begin(), partitions->end(),
+                                [&](const Row& p) { return CompareRows(p, values) == 0; });
+      if (!listed) continue;
+    }
     keys.push_back(key);
   }
   std::sort(keys.begin(), keys.end());

@@ -121,10 +121,10 @@ class TableWrite {
   // previous call, sorted by partition bytes then bucket. The files are durable when this returns.
   Result<std::vector<CommitMessage>> PrepareCommit();
 
-  // Compacts the buckets of the latest snapshot (with `partitions`, only those whose serialized
-  // partition is listed): a full compaction with `full`, else what the strategy picks. Waits for the
-  // compactions; the next PrepareCommit returns their results. Primary-key tables only.
-  Status Compact(bool full, const std::optional<std::vector<std::string>>& partitions = std::nullopt);
+  // Compacts the buckets of the latest snapshot (with `partitions`, only those whose partition values,
+  // in partition-key order, are listed): a full compaction with `full`, else what the strategy picks.
+  // Waits for the compactions; the next PrepareCommit returns their results. Primary-key tables only.
+  Status Compact(bool full, const std::optional<std::vector<Row>>& partitions = std::nullopt);
 
   // Drops every buffered row and deletes the files written since the last PrepareCommit (waiting for a
   // running compaction first). The writer then starts afresh from the latest snapshot.
