@@ -328,13 +328,13 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
   if (s.HasPrimaryKey()) {
     if (core.merge_engine() == MergeEngine::kFirstRow) {
       return Status::NotSupported(
-          "table {}: the first-row merge engine shows rows only after compaction, which Tide does not run yet; "
+          "table {}: the first-row merge engine shows rows only after lookup compaction, which Tide does not run yet; "
           "Tide cannot write this table",
           name);
     }
     if (core.deletion_vectors_enabled()) {
       return Status::NotSupported(
-          "table {}: with 'deletion-vectors.enabled' rows show only after compaction, which Tide does not run "
+          "table {}: with 'deletion-vectors.enabled' rows show only after lookup compaction, which Tide does not run "
           "yet; Tide cannot write this table",
           name);
     }

@@ -46,7 +46,8 @@
 //
 // Refused tables (NotSupported, naming the option): the above bucket modes, deletion vectors and the
 // first-row engine on primary-key tables (their level-0 rows stay invisible to batch reads until a
-// compaction Tide does not run yet), VARIANT columns, and the options CheckWritable (table_write.cc) refuses.
+// lookup compaction, which Tide does not run yet, moves them up), VARIANT columns, and the options
+// CheckWritable (table_write.cc) refuses.
 //
 // Thread-safety: one thread at a time. Data files go to the local file system (the Parquet writer's).
 #pragma once
