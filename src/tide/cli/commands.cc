@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "tide/base/logging.h"
+#include "tide/cli/maintenance_command.h"
 #include "tide/cli/pg_tail_command.h"
 #include "tide/cli/sql_command.h"
 #include "tide/cli/sync_command.h"
@@ -17,6 +18,7 @@ int Main(int argc, char** argv) {
   app.require_subcommand(1);
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Log debug detail to stderr");
+  RegisterMaintenance(app);
   RegisterPgTail(app);
   RegisterSql(app);
   RegisterSync(app);
