@@ -51,6 +51,7 @@ class FaultFileSystem final : public FileSystem {
   Status MakeDirs(const std::string& path) override { return base_->MakeDirs(path); }
   Status DeleteFile(const std::string& path) override { return base_->DeleteFile(path); }
   Status DeleteRecursively(const std::string& path) override { return base_->DeleteRecursively(path); }
+  Result<bool> DeleteEmptyDirectory(const std::string& path) override { return base_->DeleteEmptyDirectory(path); }
   Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override;
   Status RenameNoReplace(const std::string& from, const std::string& to) override;
   Status WriteFileAtomic(const std::string& path, std::string_view data) override;

@@ -5,7 +5,9 @@
 namespace tide {
 
 void InitLogging(LogLevel level) {
-  auto logger = spdlog::stderr_color_mt("tide");
+  // Commands set logging up inside their callbacks and Main again after parsing: reuse the logger.
+  auto logger = spdlog::get("tide");
+  if (!logger) logger = spdlog::stderr_color_mt("tide");
   logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
   spdlog::set_default_logger(logger);
   switch (level) {

@@ -5,6 +5,7 @@
 
 #include "tide/base/logging.h"
 #include "tide/cli/compact_command.h"
+#include "tide/cli/maintenance_command.h"
 #include "tide/cli/pg_tail_command.h"
 #include "tide/cli/sql_command.h"
 #include "tide/cli/sync_command.h"
@@ -19,6 +20,7 @@ int Main(int argc, char** argv) {
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Log debug detail to stderr");
   RegisterCompact(app);
+  RegisterMaintenance(app);
   RegisterPgTail(app);
   RegisterSql(app);
   RegisterSync(app);

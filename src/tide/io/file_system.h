@@ -52,6 +52,11 @@ class FileSystem {
   virtual Status DeleteFile(const std::string& path) = 0;
   // Deletes a directory and everything below it; OK if it did not exist.
   virtual Status DeleteRecursively(const std::string& path) = 0;
+  // Deletes a directory only if it is empty: true when it was deleted (or did not exist), false when it
+  // holds entries. Never deletes what it holds, so a file created meanwhile survives.
+  virtual Result<bool> DeleteEmptyDirectory(const std::string& path) {
+    return Status::NotSupported("deleting an empty directory ({}) is not supported by this file system", path);
+  }
   // Creates (or truncates) a file for sequential writing; the parent directory is created if missing.
   virtual Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) = 0;
   // Renames `from` to `to`; fails with AlreadyExists if `to` exists (never replaces it).

@@ -220,6 +220,12 @@ class LocalFileSystem final : public FileSystem {
     return Status::OK();
   }
 
+  Result<bool> DeleteEmptyDirectory(const std::string& path) override {
+    if (::rmdir(path.c_str()) == 0 || errno == ENOENT) return true;
+    if (errno == ENOTEMPTY || errno == EEXIST) return false;
+    return ErrnoStatus("delete directory", path, errno);
+  }
+
   Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {
     std::string parent(DirName(path));
     TIDE_RETURN_IF_ERROR(MakeDirs(parent));

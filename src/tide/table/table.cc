@@ -35,10 +35,12 @@ Result<TableSchema> Table::ReadSchema(const SnapshotSelector& selector) const {
   return SchemaManager(fs_, metadata_path_).Get((*snapshot)->schema_id);
 }
 
-Result<std::vector<DataSplit>> Table::PlanSplits(const ReadOptions& options, const TableSchema& schema) const {
+Result<std::vector<DataSplit>> Table::PlanSplits(const ReadOptions& options, const TableSchema& schema,
+                                                 std::optional<Snapshot>* resolved_out) const {
   SnapshotManager snapshots(fs_, metadata_path_);
   auto resolved = snapshots.Resolve(options.snapshot);
   if (!resolved.ok()) return resolved.status().WithContext(fmt::format("table {}", name_));
+  if (resolved_out) *resolved_out = *resolved;
   if (!*resolved) return std::vector<DataSplit>{};
   FileStoreScan scan(fs_, path_, name_, schema);
   auto planned = scan.Plan(**resolved);
@@ -47,6 +49,69 @@ Result<std::vector<DataSplit>> Table::PlanSplits(const ReadOptions& options, con
 }
 
 namespace {
+
+// What a reader reads, to tell an expired snapshot from a damaged table when a read fails. Expiry
+// deletes a snapshot's file before the files only it referenced (operation/expire_snapshots.h), so a
+// read that fails and then finds its snapshot file gone was overtaken by expiry; tag deletion likewise
+// deletes the tag file first.
+struct ReadTarget {
+  FileSystem* fs = nullptr;
+  std::string metadata_path;
+  std::string table_name;
+  std::optional<int64_t> snapshot_id;  // a snapshot read
+  std::optional<std::string> tag;      // a tag read
+};
+
+Status ExplainVanished(const ReadTarget& target, Status error) {
+  if (error.ok()) return error;
+  SnapshotManager snapshots(target.fs, target.metadata_path);
+  if (target.tag) {
+    auto exists = target.fs->Exists(snapshots.TagPath(*target.tag));
+    if (exists.ok() && !*exists) {
+      return Status::NotFound("tag '{}' of table {} was deleted while it was being read; read another tag or a "
+                              "snapshot ({})",
+                              *target.tag, target.table_name, error.message());
+    }
+  } else if (target.snapshot_id) {
+    auto exists = target.fs->Exists(snapshots.SnapshotPath(*target.snapshot_id));
+    if (exists.ok() && !*exists) {
+      auto earliest = snapshots.EarliestId();
+      std::string now = earliest.ok() && *earliest ? fmt::format(" (the earliest is now {})", **earliest) : "";
+      return Status::NotFound("snapshot {} of table {} was expired while it was being read; read a newer snapshot{} "
+                              "({})",
+                              *target.snapshot_id, target.table_name, now, error.message());
+    }
+  }
+  return error;
+}
+
+// A TableReader whose errors say so when its snapshot was expired (or its tag deleted) meanwhile.
+class VanishAwareTableReader final : public TableReader {
+ public:
+  VanishAwareTableReader(std::unique_ptr<TableReader> reader, ReadTarget target)
+      : reader_(std::move(reader)), target_(std::move(target)) {}
+  const std::vector<DataField>& fields() const override { return reader_->fields(); }
+  Result<bool> NextBatch(size_t max_rows, std::vector<Row>* out) override {
+    auto more = reader_->NextBatch(max_rows, out);
+    if (!more.ok()) return ExplainVanished(target_, more.status());
+    return more;
+  }
+  Result<size_t> NextVectors(std::span<const duckdb_vector> vectors, size_t capacity) override {
+    auto n = reader_->NextVectors(vectors, capacity);
+    if (!n.ok()) return ExplainVanished(target_, n.status());
+    return n;
+  }
+  Result<std::unique_ptr<TableReader>> NewWorker() override {
+    TIDE_ASSIGN_OR_RETURN(auto worker, reader_->NewWorker());
+    if (!worker) return worker;
+    return std::unique_ptr<TableReader>(new VanishAwareTableReader(std::move(worker), target_));
+  }
+  TableReadStats stats() const override { return reader_->stats(); }
+
+ private:
+  std::unique_ptr<TableReader> reader_;
+  ReadTarget target_;
+};
 
 // Reads one reader after another (a table's own splits, then its fallback branch's).
 class ChainedTableReader final : public TableReader {
@@ -88,7 +153,12 @@ class ChainedTableReader final : public TableReader {
 Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options) const {
   TIDE_ASSIGN_OR_RETURN(TableSchema schema, ReadSchema(options.snapshot));
   for (const auto& [key, value] : options.dynamic_options) schema.SetOption(key, value);
-  TIDE_ASSIGN_OR_RETURN(std::vector<DataSplit> splits, PlanSplits(options, schema));
+  std::optional<Snapshot> resolved;
+  ReadTarget target{fs_, metadata_path_, name_, std::nullopt, options.snapshot.tag};
+  auto planned = PlanSplits(options, schema, &resolved);
+  if (resolved) target.snapshot_id = resolved->id;
+  if (!planned.ok()) return ExplainVanished(target, planned.status());
+  std::vector<DataSplit> splits = std::move(planned).value();
 
   // Whether a fallback branch is read is a property of the table as opened (its latest schema and the
   // read's options), not of the schema a time-travelled snapshot was written with: Java wraps the table
@@ -170,7 +240,8 @@ Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options
   ctx.all_columns = options.all_columns;
   ctx.key_equals = options.primary_key_equals;
   ctx.read_schema = std::move(schema);
-  TIDE_ASSIGN_OR_RETURN(auto reader, CreateSnapshotTableReader(std::move(ctx), std::move(splits)));
+  TIDE_ASSIGN_OR_RETURN(auto snapshot_reader, CreateSnapshotTableReader(std::move(ctx), std::move(splits)));
+  std::unique_ptr<TableReader> reader(new VanishAwareTableReader(std::move(snapshot_reader), std::move(target)));
   if (!fallback_reader) return reader;
   std::vector<std::unique_ptr<TableReader>> readers;
   readers.push_back(std::move(reader));

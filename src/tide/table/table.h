@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "tide/base/result.h"
@@ -51,7 +52,9 @@ class Table {
         name_(std::move(name)), latest_schema_(std::move(schema)) {}
 
   // The splits of the resolved snapshot (none for a table without snapshots) and the read schema.
-  Result<std::vector<DataSplit>> PlanSplits(const ReadOptions& options, const TableSchema& schema) const;
+  // `resolved`, when given, receives the snapshot read.
+  Result<std::vector<DataSplit>> PlanSplits(const ReadOptions& options, const TableSchema& schema,
+                                            std::optional<Snapshot>* resolved = nullptr) const;
 
   FileSystem* fs_;
   std::string path_;

@@ -154,6 +154,33 @@ class OptionReader {
     return *n;
   }
 
+  // A duration as Java's TimeUtils.parseDuration reads it ("1 h", "30min", "500ms").
+  Result<int64_t> Duration(const std::string& key, int64_t fallback) const {
+    auto v = Find(key);
+    if (!v) return fallback;
+    auto ms = ParseDurationMillis(*v, key);
+    if (!ms.ok()) return Invalid(key, *v, "is not a duration", "a number and a unit, e.g. '1 h', '30 min'");
+    return *ms;
+  }
+
+  Result<std::optional<int64_t>> OptionalDuration(const std::string& key) const {
+    if (!Find(key)) return std::optional<int64_t>();
+    TIDE_ASSIGN_OR_RETURN(int64_t ms, Duration(key, 0));
+    return std::optional<int64_t>(ms);
+  }
+
+  Result<std::optional<int32_t>> OptionalInt(const std::string& key) const {
+    if (!Find(key)) return std::optional<int32_t>();
+    TIDE_ASSIGN_OR_RETURN(int32_t n, Int(key, 0));
+    return std::optional<int32_t>(n);
+  }
+
+  std::optional<std::string> OptionalString(const std::string& key) const {
+    auto v = Find(key);
+    if (!v || Trim(*v).empty()) return std::nullopt;
+    return std::string(Trim(*v));
+  }
+
   // One of `names` (any case); the result is its index.
   Result<size_t> Enum(const std::string& key, const std::vector<std::string_view>& names, size_t fallback) const {
     auto v = Find(key);
@@ -297,6 +324,48 @@ Result<CoreOptions> CoreOptions::Create(const TableSchema& schema, const std::st
                         r.MemorySize("manifest.full-compaction-threshold-size", 16LL * 1024 * 1024));
   TIDE_ASSIGN_OR_RETURN(o.manifest_merge_min_count_, r.Int("manifest.merge-min-count", 30));
   TIDE_ASSIGN_OR_RETURN(o.commit_max_retries_, r.Int("commit.max-retries", 10));
+
+  // Expiry and maintenance.
+  TIDE_ASSIGN_OR_RETURN(o.write_only_, r.Bool("write-only", false));
+  TIDE_ASSIGN_OR_RETURN(o.snapshot_num_retained_min_, r.Int("snapshot.num-retained.min", 10));
+  TIDE_ASSIGN_OR_RETURN(o.snapshot_num_retained_max_, r.Int("snapshot.num-retained.max", 2147483647));
+  TIDE_ASSIGN_OR_RETURN(o.snapshot_time_retained_ms_, r.Duration("snapshot.time-retained", 3'600'000));
+  TIDE_ASSIGN_OR_RETURN(o.snapshot_expire_limit_, r.Int("snapshot.expire.limit", 50));
+  TIDE_ASSIGN_OR_RETURN(o.snapshot_clean_empty_directories_, r.Bool("snapshot.clean-empty-directories", false));
+  for (const char* key : {"snapshot.num-retained.min", "snapshot.num-retained.max", "snapshot.expire.limit"}) {
+    if (auto v = r.Find(key)) {
+      TIDE_ASSIGN_OR_RETURN(int32_t n, r.Int(key, 1));
+      if (n < 1) return r.Invalid(key, *v, "is less than 1", "a positive integer");
+    }
+  }
+  TIDE_ASSIGN_OR_RETURN(o.changelog_num_retained_min_, r.OptionalInt("changelog.num-retained.min"));
+  TIDE_ASSIGN_OR_RETURN(o.changelog_num_retained_max_, r.OptionalInt("changelog.num-retained.max"));
+  TIDE_ASSIGN_OR_RETURN(o.changelog_time_retained_ms_, r.OptionalDuration("changelog.time-retained"));
+  TIDE_ASSIGN_OR_RETURN(o.consumer_expiration_time_ms_, r.OptionalDuration("consumer.expiration-time"));
+  TIDE_ASSIGN_OR_RETURN(o.consumer_changelog_only_, r.Bool("consumer.changelog-only", false));
+  TIDE_ASSIGN_OR_RETURN(size_t tag_mode,
+                        r.Enum("tag.automatic-creation", {"none", "process-time", "watermark", "batch"}, 0));
+  o.tag_automatic_creation_ = static_cast<TagCreationMode>(tag_mode);
+  TIDE_ASSIGN_OR_RETURN(size_t tag_period, r.Enum("tag.creation-period", {"daily", "hourly", "two-hours"}, 0));
+  o.tag_creation_period_ = static_cast<TagCreationPeriod>(tag_period);
+  TIDE_ASSIGN_OR_RETURN(o.tag_creation_period_duration_ms_, r.OptionalDuration("tag.creation-period-duration"));
+  TIDE_ASSIGN_OR_RETURN(o.tag_creation_delay_ms_, r.Duration("tag.creation-delay", 0));
+  TIDE_ASSIGN_OR_RETURN(size_t tag_formatter,
+                        r.Enum("tag.period-formatter", {"with_dashes", "without_dashes", "without_dashes_and_spaces"}, 0));
+  o.tag_period_formatter_ = static_cast<TagPeriodFormatter>(tag_formatter);
+  TIDE_ASSIGN_OR_RETURN(o.tag_num_retained_max_, r.OptionalInt("tag.num-retained-max"));
+  TIDE_ASSIGN_OR_RETURN(o.tag_default_time_retained_ms_, r.OptionalDuration("tag.default-time-retained"));
+  TIDE_ASSIGN_OR_RETURN(o.tag_automatic_completion_, r.Bool("tag.automatic-completion", false));
+  o.sink_process_time_zone_ = r.OptionalString("sink.process-time-zone");
+  o.sink_watermark_time_zone_ = r.OptionalString("sink.watermark-time-zone").value_or("UTC");
+  TIDE_ASSIGN_OR_RETURN(o.partition_expiration_time_ms_, r.OptionalDuration("partition.expiration-time"));
+  TIDE_ASSIGN_OR_RETURN(o.partition_expiration_check_interval_ms_,
+                        r.Duration("partition.expiration-check-interval", 3'600'000));
+  o.partition_expiration_strategy_ = ToLower(Trim(r.String("partition.expiration-strategy", "values-time")));
+  TIDE_ASSIGN_OR_RETURN(o.partition_expiration_max_num_, r.Int("partition.expiration-max-num", 100));
+  TIDE_ASSIGN_OR_RETURN(o.partition_expiration_batch_size_, r.OptionalInt("partition.expiration-batch-size"));
+  o.partition_timestamp_formatter_ = r.OptionalString("partition.timestamp-formatter");
+  o.partition_timestamp_pattern_ = r.OptionalString("partition.timestamp-pattern");
   return o;
 }
 

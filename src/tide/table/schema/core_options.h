@@ -33,6 +33,9 @@ namespace tide {
 
 enum class MergeEngine { kDeduplicate, kPartialUpdate, kAggregation, kFirstRow };
 enum class ChangelogProducer { kNone, kInput, kFullCompaction, kLookup };
+enum class TagCreationMode { kNone, kProcessTime, kWatermark, kBatch };
+enum class TagCreationPeriod { kDaily, kHourly, kTwoHours };
+enum class TagPeriodFormatter { kWithDashes, kWithoutDashes, kWithoutDashesAndSpaces };
 
 std::string_view MergeEngineName(MergeEngine engine);
 std::string_view ChangelogProducerName(ChangelogProducer producer);
@@ -132,6 +135,44 @@ class CoreOptions {
   int32_t manifest_merge_min_count() const { return manifest_merge_min_count_; }
   int32_t commit_max_retries() const { return commit_max_retries_; }
 
+  // --- Expiry and maintenance (Java's ExpireConfig, tag and partition options). Durations in millis.
+  bool write_only() const { return write_only_; }
+  int32_t snapshot_num_retained_min() const { return snapshot_num_retained_min_; }
+  int32_t snapshot_num_retained_max() const { return snapshot_num_retained_max_; }
+  int64_t snapshot_time_retained_ms() const { return snapshot_time_retained_ms_; }
+  int32_t snapshot_expire_limit() const { return snapshot_expire_limit_; }
+  bool snapshot_clean_empty_directories() const { return snapshot_clean_empty_directories_; }
+  // `changelog.*` retention, each falling back to its `snapshot.*` value.
+  int32_t changelog_num_retained_min() const { return changelog_num_retained_min_.value_or(snapshot_num_retained_min_); }
+  int32_t changelog_num_retained_max() const { return changelog_num_retained_max_.value_or(snapshot_num_retained_max_); }
+  int64_t changelog_time_retained_ms() const { return changelog_time_retained_ms_.value_or(snapshot_time_retained_ms_); }
+  // Java's ExpireConfig.isChangelogDecoupled: changelog is kept longer than snapshots.
+  bool changelog_decoupled() const {
+    return changelog_num_retained_max() > snapshot_num_retained_max_ ||
+           changelog_num_retained_min() > snapshot_num_retained_min_ ||
+           changelog_time_retained_ms() > snapshot_time_retained_ms_;
+  }
+  const std::optional<int64_t>& consumer_expiration_time_ms() const { return consumer_expiration_time_ms_; }
+  bool consumer_changelog_only() const { return consumer_changelog_only_; }
+  TagCreationMode tag_automatic_creation() const { return tag_automatic_creation_; }
+  TagCreationPeriod tag_creation_period() const { return tag_creation_period_; }
+  const std::optional<int64_t>& tag_creation_period_duration_ms() const { return tag_creation_period_duration_ms_; }
+  int64_t tag_creation_delay_ms() const { return tag_creation_delay_ms_; }
+  TagPeriodFormatter tag_period_formatter() const { return tag_period_formatter_; }
+  const std::optional<int32_t>& tag_num_retained_max() const { return tag_num_retained_max_; }
+  const std::optional<int64_t>& tag_default_time_retained_ms() const { return tag_default_time_retained_ms_; }
+  bool tag_automatic_completion() const { return tag_automatic_completion_; }
+  // `sink.process-time-zone` (unset: the process's local zone) and `sink.watermark-time-zone` (UTC).
+  const std::optional<std::string>& sink_process_time_zone() const { return sink_process_time_zone_; }
+  const std::string& sink_watermark_time_zone() const { return sink_watermark_time_zone_; }
+  const std::optional<int64_t>& partition_expiration_time_ms() const { return partition_expiration_time_ms_; }
+  int64_t partition_expiration_check_interval_ms() const { return partition_expiration_check_interval_ms_; }
+  const std::string& partition_expiration_strategy() const { return partition_expiration_strategy_; }
+  int32_t partition_expiration_max_num() const { return partition_expiration_max_num_; }
+  const std::optional<int32_t>& partition_expiration_batch_size() const { return partition_expiration_batch_size_; }
+  const std::optional<std::string>& partition_timestamp_formatter() const { return partition_timestamp_formatter_; }
+  const std::optional<std::string>& partition_timestamp_pattern() const { return partition_timestamp_pattern_; }
+
   // The raw text of an option, for options whose grammar belongs to their component (stats modes).
   std::optional<std::string> Find(const std::string& key) const;
 
@@ -198,6 +239,35 @@ class CoreOptions {
   int64_t manifest_full_compaction_threshold_size_ = 16LL * 1024 * 1024;
   int32_t manifest_merge_min_count_ = 30;
   int32_t commit_max_retries_ = 10;
+
+  bool write_only_ = false;
+  int32_t snapshot_num_retained_min_ = 10;
+  int32_t snapshot_num_retained_max_ = 2147483647;
+  int64_t snapshot_time_retained_ms_ = 3'600'000;
+  int32_t snapshot_expire_limit_ = 50;
+  bool snapshot_clean_empty_directories_ = false;
+  std::optional<int32_t> changelog_num_retained_min_;
+  std::optional<int32_t> changelog_num_retained_max_;
+  std::optional<int64_t> changelog_time_retained_ms_;
+  std::optional<int64_t> consumer_expiration_time_ms_;
+  bool consumer_changelog_only_ = false;
+  TagCreationMode tag_automatic_creation_ = TagCreationMode::kNone;
+  TagCreationPeriod tag_creation_period_ = TagCreationPeriod::kDaily;
+  std::optional<int64_t> tag_creation_period_duration_ms_;
+  int64_t tag_creation_delay_ms_ = 0;
+  TagPeriodFormatter tag_period_formatter_ = TagPeriodFormatter::kWithDashes;
+  std::optional<int32_t> tag_num_retained_max_;
+  std::optional<int64_t> tag_default_time_retained_ms_;
+  bool tag_automatic_completion_ = false;
+  std::optional<std::string> sink_process_time_zone_;
+  std::string sink_watermark_time_zone_ = "UTC";
+  std::optional<int64_t> partition_expiration_time_ms_;
+  int64_t partition_expiration_check_interval_ms_ = 3'600'000;
+  std::string partition_expiration_strategy_ = "values-time";
+  int32_t partition_expiration_max_num_ = 100;
+  std::optional<int32_t> partition_expiration_batch_size_;
+  std::optional<std::string> partition_timestamp_formatter_;
+  std::optional<std::string> partition_timestamp_pattern_;
 };
 
 }  // namespace tide

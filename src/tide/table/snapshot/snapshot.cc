@@ -1,5 +1,10 @@
 #include "tide/table/snapshot/snapshot.h"
 
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+
 #include <nlohmann/json.hpp>
 
 #include "tide/types/json_format.h"
@@ -36,6 +41,57 @@ Result<T> Required(const Json& j, const char* key, const std::string& file) {
   TIDE_ASSIGN_OR_RETURN(auto v, Optional<T>(j, key, file));
   if (!v) return Status::Corruption("snapshot file {}: required field \"{}\" is missing", file, key);
   return *v;
+}
+
+// A java.time.LocalDateTime as Jackson reads it: the array [y, mo, d, h, mi(, s(, nanos))] or an ISO
+// text "2025-01-01T00:00[:00[.fraction]]"; nullopt if it is neither.
+std::optional<std::vector<int64_t>> ParseLocalDateTime(const Json& value) {
+  std::vector<int64_t> parts;
+  if (value.is_array()) {
+    for (const auto& v : value) {
+      if (!v.is_number_integer()) return std::nullopt;
+      parts.push_back(v.get<int64_t>());
+    }
+  } else if (value.is_string()) {
+    int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
+    const std::string text = value.get<std::string>();
+    int n = std::sscanf(text.c_str(), "%d-%d-%dT%d:%d:%d", &y, &mo, &d, &h, &mi, &sec);
+    if (n < 5) return std::nullopt;
+    parts = {y, mo, d, h, mi};
+    if (sec != 0) parts.push_back(sec);
+  } else {
+    return std::nullopt;
+  }
+  if (parts.size() < 5 || parts.size() > 7) return std::nullopt;
+  return parts;
+}
+
+// A java.time.Duration as Jackson reads it, in milliseconds: decimal seconds, or ISO text "PT..H..M..S".
+std::optional<int64_t> ParseDuration(const Json& value) {
+  if (value.is_number()) return static_cast<int64_t>(std::llround(value.get<double>() * 1000.0));
+  if (!value.is_string()) return std::nullopt;
+  const std::string text = value.get<std::string>();
+  if (text.size() < 3 || text.compare(0, 2, "PT") != 0) return std::nullopt;
+  double total_ms = 0, number = 0;
+  bool have_number = false;
+  for (size_t i = 2; i < text.size();) {
+    size_t used = 0;
+    try {
+      number = std::stod(text.substr(i), &used);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    i += used;
+    have_number = true;
+    if (i >= text.size()) return std::nullopt;
+    char unit = text[i++];
+    if (unit == 'H') total_ms += number * 3'600'000;
+    else if (unit == 'M') total_ms += number * 60'000;
+    else if (unit == 'S') total_ms += number * 1000;
+    else return std::nullopt;
+  }
+  if (!have_number) return std::nullopt;
+  return static_cast<int64_t>(std::llround(total_ms));
 }
 
 }  // namespace
@@ -96,9 +152,16 @@ Result<Snapshot> Snapshot::FromJson(const std::string& text, const std::string& 
     s.properties = std::move(props);
   }
   TIDE_ASSIGN_OR_RETURN(s.next_row_id, Optional<int64_t>(j, "nextRowId", file));
-  TIDE_ASSIGN_OR_RETURN(s.tag_create_time, Optional<std::string>(j, "tagCreateTime", file));
-  if (auto it = j.find("tagCreateTime"); it != j.end() && it->is_array()) s.tag_create_time = it->dump();
-  TIDE_ASSIGN_OR_RETURN(s.tag_time_retained, Optional<std::string>(j, "tagTimeRetained", file));
+  if (auto it = j.find("tagCreateTime"); it != j.end() && !it->is_null()) {
+    auto time = ParseLocalDateTime(*it);
+    if (!time) return Status::Corruption("snapshot file {}: field \"tagCreateTime\" is not a date-time", file);
+    s.tag_create_time = std::move(time);
+  }
+  if (auto it = j.find("tagTimeRetained"); it != j.end() && !it->is_null()) {
+    auto millis = ParseDuration(*it);
+    if (!millis) return Status::Corruption("snapshot file {}: field \"tagTimeRetained\" is not a duration", file);
+    s.tag_time_retained_ms = *millis;
+  }
   return s;
 }
 
@@ -135,8 +198,15 @@ std::string Snapshot::ToJson() const {
   }
   if (next_row_id) j["nextRowId"] = *next_row_id;
   if (tag_create_time) j["tagCreateTime"] = *tag_create_time;
-  if (tag_time_retained) j["tagTimeRetained"] = *tag_time_retained;
-  return JacksonPrettyPrint(j);
+  std::string text = JacksonPrettyPrint(j);
+  if (tag_time_retained_ms) {
+    // Jackson writes a Duration as a BigDecimal of seconds with nine decimals ("3600.000000000"; zero is
+    // "0.0"), which a JSON library's double cannot spell; the field is the last one, so it is appended.
+    int64_t ms = *tag_time_retained_ms;
+    std::string seconds = ms == 0 ? "0.0" : fmt::format("{}.{:03}000000", ms / 1000, ms % 1000);
+    text.insert(text.size() - 2, fmt::format(",\n  \"tagTimeRetained\" : {}", seconds));
+  }
+  return text;
 }
 
 }  // namespace tide

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tide/base/result.h"
 
@@ -41,9 +42,11 @@ struct Snapshot {
   std::optional<std::map<std::string, std::string>> properties;
   std::optional<int64_t> next_row_id;
 
-  // Tag files only.
-  std::optional<std::string> tag_create_time;
-  std::optional<std::string> tag_time_retained;
+  // Tag files only (Java's Tag): when the tag was created, as a java.time.LocalDateTime (local wall
+  // clock, no zone) in Jackson's array form [year, month, day, hour, minute(, second(, nanos))], and how
+  // long it is kept, a java.time.Duration (Jackson writes decimal seconds). Java writes both or neither.
+  std::optional<std::vector<int64_t>> tag_create_time;
+  std::optional<int64_t> tag_time_retained_ms;
 
   // Parses snapshot or tag JSON; `file` names the source in errors.
   static Result<Snapshot> FromJson(const std::string& text, const std::string& file);

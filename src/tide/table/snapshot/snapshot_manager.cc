@@ -158,4 +158,14 @@ Result<std::optional<Snapshot>> SnapshotManager::Resolve(const SnapshotSelector&
   return std::optional<Snapshot>(std::move(s));
 }
 
+Status SnapshotManager::CommitEarliestHint(int64_t id) const {
+  return fs_->WriteFileAtomic(JoinPath(SnapshotDir(), "EARLIEST"), std::to_string(id));
+}
+
+Status SnapshotManager::CommitLatestHint(int64_t id) const {
+  return fs_->WriteFileAtomic(JoinPath(SnapshotDir(), "LATEST"), std::to_string(id));
+}
+
+Status SnapshotManager::DeleteSnapshot(int64_t id) const { return fs_->DeleteFile(SnapshotPath(id)); }
+
 }  // namespace tide

@@ -21,6 +21,8 @@ class SnapshotManager {
  public:
   SnapshotManager(FileSystem* fs, std::string table_path) : fs_(fs), table_path_(std::move(table_path)) {}
 
+  FileSystem* fs() const { return fs_; }
+  const std::string& table_path() const { return table_path_; }
   std::string SnapshotDir() const;
   std::string SnapshotPath(int64_t id) const;
   std::string TagPath(const std::string& tag) const;
@@ -41,6 +43,12 @@ class SnapshotManager {
 
   // Resolves a selector; nullopt when it asks for the latest snapshot and the table has none.
   Result<std::optional<Snapshot>> Resolve(const SnapshotSelector& selector) const;
+
+  // Maintenance (expiry, rollback). The hints are replaced atomically; readers verify them, so a stale
+  // hint is harmless. DeleteSnapshot is OK when the file is already gone.
+  Status CommitEarliestHint(int64_t id) const;
+  Status CommitLatestHint(int64_t id) const;
+  Status DeleteSnapshot(int64_t id) const;
 
  private:
   Result<std::optional<int64_t>> ReadHint(const std::string& name) const;

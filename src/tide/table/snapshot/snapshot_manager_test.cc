@@ -81,7 +81,8 @@ TEST(SnapshotManagerTest, ResolvesIdTimeAndTag) {
 
   // A tag is a snapshot file copied under tag/ with tag fields.
   Snapshot tagged = *s3;
-  tagged.tag_create_time = "2025-01-01T00:00:00";
+  tagged.tag_create_time = std::vector<int64_t>{2025, 1, 1, 0, 0};
+  tagged.tag_time_retained_ms = 86'400'000;
   ASSERT_TRUE(fs->MakeDirs(table + "/tag").ok());
   ASSERT_TRUE(fs->WriteFileExclusive(table + "/tag/tag-release", tagged.ToJson()).ok());
   SnapshotSelector sel;
