@@ -85,40 +85,53 @@ Result<OrphanFilesResult> RemoveOrphanFiles(FileSystem* fs, const std::string& t
     }
   }
 
-  // 2. Everything snapshots, tags and changelogs reference, until no new snapshot appears.
+  // 2. Everything the snapshots, tags and changelogs of the table and of its branches (which share its
+  // manifest and data folders) reference, until no new snapshot appears.
+  std::vector<std::string> metadata_paths = {table_path};
+  auto branches = fs->ListDir(JoinPath(table_path, "branch"));
+  if (branches.ok()) {
+    for (const auto& e : *branches) {
+      if (e.is_directory && StartsWith(e.name, "branch-")) metadata_paths.push_back(JoinPath(JoinPath(table_path, "branch"), e.name));
+    }
+  } else if (!branches.status().IsNotFound()) {
+    return branches.status();
+  }
   std::set<std::string> used_paths, manifests_read;
-  std::set<int64_t> seen;
-  while (true) {
-    TIDE_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
-    bool fresh = false;
-    for (int64_t id : ids) {
-      if (!seen.insert(id).second) continue;
-      fresh = true;
-      auto s = snapshots.Get(id);
-      if (!s.ok()) {
-        if (s.status().IsNotFound()) continue;  // expired meanwhile
-        return s.status();
+  for (const auto& metadata : metadata_paths) {
+    SnapshotManager branch_snapshots(fs, metadata);
+    std::set<int64_t> seen;
+    while (true) {
+      TIDE_ASSIGN_OR_RETURN(auto ids, branch_snapshots.ListIds());
+      bool fresh = false;
+      for (int64_t id : ids) {
+        if (!seen.insert(id).second) continue;
+        fresh = true;
+        auto s = branch_snapshots.Get(id);
+        if (!s.ok()) {
+          if (s.status().IsNotFound()) continue;  // expired meanwhile
+          return s.status();
+        }
+        TIDE_RETURN_IF_ERROR(deletion->CollectReferenced(*s, /*strict=*/false, &used_paths, &manifests_read));
       }
-      TIDE_RETURN_IF_ERROR(deletion->CollectReferenced(*s, /*strict=*/false, &used_paths, &manifests_read));
+      if (!fresh) break;
     }
-    if (!fresh) break;
-  }
-  TIDE_ASSIGN_OR_RETURN(auto tagged, TagManager(fs, table_path).ListTagged());
-  for (const auto& t : tagged) {
-    TIDE_RETURN_IF_ERROR(deletion->CollectReferenced(t.snapshot, /*strict=*/false, &used_paths, &manifests_read));
-  }
-  auto changelogs = fs->ListDir(JoinPath(table_path, "changelog"));
-  if (changelogs.ok()) {
-    for (const auto& e : *changelogs) {
-      if (!StartsWith(e.name, "changelog-")) continue;
-      std::string path = JoinPath(JoinPath(table_path, "changelog"), e.name);
-      auto text = fs->ReadFile(path);
-      if (!text.ok()) continue;
-      TIDE_ASSIGN_OR_RETURN(Snapshot s, Snapshot::FromJson(*text, path));
-      TIDE_RETURN_IF_ERROR(deletion->CollectReferenced(s, /*strict=*/false, &used_paths, &manifests_read));
+    TIDE_ASSIGN_OR_RETURN(auto tagged, TagManager(fs, metadata).ListTagged());
+    for (const auto& t : tagged) {
+      TIDE_RETURN_IF_ERROR(deletion->CollectReferenced(t.snapshot, /*strict=*/false, &used_paths, &manifests_read));
     }
-  } else if (!changelogs.status().IsNotFound()) {
-    return changelogs.status();
+    auto changelogs = fs->ListDir(JoinPath(metadata, "changelog"));
+    if (changelogs.ok()) {
+      for (const auto& e : *changelogs) {
+        if (!StartsWith(e.name, "changelog-")) continue;
+        std::string path = JoinPath(JoinPath(metadata, "changelog"), e.name);
+        auto text = fs->ReadFile(path);
+        if (!text.ok()) continue;
+        TIDE_ASSIGN_OR_RETURN(Snapshot s, Snapshot::FromJson(*text, path));
+        TIDE_RETURN_IF_ERROR(deletion->CollectReferenced(s, /*strict=*/false, &used_paths, &manifests_read));
+      }
+    } else if (!changelogs.status().IsNotFound()) {
+      return changelogs.status();
+    }
   }
   std::set<std::string> used;
   for (const auto& p : used_paths) used.insert(std::string(BaseName(p)));

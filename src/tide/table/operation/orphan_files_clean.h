@@ -4,7 +4,8 @@
 // Candidates are the files older than `older_than_ms` (modification time) in manifest/, index/,
 // statistics/ and the bucket folders of the data tree, plus the leftovers in snapshot/ and changelog/
 // that are not snapshot, changelog or hint files (temporary files of interrupted writes). They are
-// listed first; then every snapshot, tag and changelog file is read, and a candidate is deleted unless
+// listed first; then every snapshot, tag and changelog file of the table and of its branches
+// (`branch/branch-<name>/`, which share the table's manifest and data folders) is read, and a candidate is deleted unless
 // one of them references it (by file name, as Java compares). Snapshots are listed again until no new
 // one appears, so a commit that lands meanwhile is read too. Files younger than the threshold are never
 // candidates: that is what keeps the files of a commit in flight (written, not yet referenced) safe, so

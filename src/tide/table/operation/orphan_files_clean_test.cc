@@ -127,5 +127,27 @@ TEST(OrphanFilesCleanTest, ConcurrentWriterLosesNothing) {
   EXPECT_EQ(ValueOrFail(testing::ReadTable(t), "read").size(), static_cast<size_t>(10 + 2 * commits.load()));
 }
 
+// A Java-written table with a branch: the branch's snapshots reference files of the shared folders,
+// which stay.
+TEST(OrphanFilesCleanTest, BranchFilesAreReferenced) {
+  ::tide::testing::TempDir dir;
+  std::string t = dir.path() + "/t";
+  std::filesystem::copy(::tide::testing::JavaFixtureWarehouse() +
+                            "/append_table_with_append_pt_branch.db/append_table_with_append_pt_branch",
+                        t, std::filesystem::copy_options::recursive);
+  AgeAllFiles(t);
+  std::set<std::string> before = AllFiles(t);
+  auto result = RemoveOrphanFiles(FileSystem::Local(), t, "db.t", NowMs() - kDefaultOrphanFileAgeMs, NowMs(), false);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->files_deleted, 0) << (result->paths.empty() ? "" : result->paths.front());
+  EXPECT_EQ(AllFiles(t), before);
+  auto branch = ValueOrFail(Table::Open(FileSystem::Local(), t, "db.t", "test"), "branch");
+  auto reader = ValueOrFail(branch->NewReader(ReadOptions{}), "reader");
+  std::vector<Row> rows;
+  while (ValueOrFail(reader->NextBatch(1024, &rows), "read")) {
+  }
+  EXPECT_FALSE(rows.empty());
+}
+
 }  // namespace
 }  // namespace tide
