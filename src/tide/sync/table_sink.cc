@@ -1,5 +1,7 @@
 #include "tide/sync/table_sink.h"
 
+#include "tide/base/logging.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -70,6 +72,7 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(FileSystem* fs, std::string t
 
 Status TableSink::NewWriter(bool for_overwrite) {
   if (write_) write_->Abort();
+  TIDE_ASSIGN_OR_RETURN(maintenance_, TableMaintenance::Create(fs_, table_path_, table_name_));
   TableWriteConfig config;
   config.table_name = table_name_;
   // Rows for an OVERWRITE must not be compacted with the files it replaces.
@@ -363,6 +366,11 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn) {
   committed_.commit_lsn = commit_lsn;
   committed_.copy_lsn = copy;
   pending_ = false;
+  if (!result->snapshot_ids.empty() && maintenance_) {
+    // The commit stands whatever maintenance does: a failure is logged and retried after the next one.
+    auto report = maintenance_->AfterCommit();
+    if (!report.ok()) TIDE_LOG_WARN("table {}: maintenance after a commit failed: {}", table_name_, report.status().ToString());
+  }
   return Status::OK();
 }
 

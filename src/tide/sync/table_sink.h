@@ -29,6 +29,7 @@
 #include "tide/postgres/lsn.h"
 #include "tide/sync/computed_column.h"
 #include "tide/table/operation/file_store_commit.h"
+#include "tide/table/operation/table_maintenance.h"
 #include "tide/table/sink/table_write.h"
 #include "tide/types/table_schema.h"
 
@@ -116,6 +117,9 @@ class TableSink {
   std::vector<int> key_columns_;  // target indices of the primary key
   std::unique_ptr<TableWrite> write_;
   std::unique_ptr<FileStoreCommit> commit_;
+  // Expiry, partition expiry and automatic tags after each commit, with the table's options (Java's
+  // writers do the same); recreated when the schema changes.
+  std::unique_ptr<TableMaintenance> maintenance_;
   SinkPosition committed_;
   // How the rows of one relation version become target rows: the computed columns bound to it, and the
   // target column of each source column, then of each computed column.

@@ -326,7 +326,6 @@ Result<CoreOptions> CoreOptions::Create(const TableSchema& schema, const std::st
   TIDE_ASSIGN_OR_RETURN(o.commit_max_retries_, r.Int("commit.max-retries", 10));
 
   // Expiry and maintenance.
-  TIDE_ASSIGN_OR_RETURN(o.write_only_, r.Bool("write-only", false));
   TIDE_ASSIGN_OR_RETURN(o.snapshot_num_retained_min_, r.Int("snapshot.num-retained.min", 10));
   TIDE_ASSIGN_OR_RETURN(o.snapshot_num_retained_max_, r.Int("snapshot.num-retained.max", 2147483647));
   TIDE_ASSIGN_OR_RETURN(o.snapshot_time_retained_ms_, r.Duration("snapshot.time-retained", 3'600'000));

@@ -136,7 +136,6 @@ class CoreOptions {
   int32_t commit_max_retries() const { return commit_max_retries_; }
 
   // --- Expiry and maintenance (Java's ExpireConfig, tag and partition options). Durations in millis.
-  bool write_only() const { return write_only_; }
   int32_t snapshot_num_retained_min() const { return snapshot_num_retained_min_; }
   int32_t snapshot_num_retained_max() const { return snapshot_num_retained_max_; }
   int64_t snapshot_time_retained_ms() const { return snapshot_time_retained_ms_; }
@@ -240,7 +239,6 @@ class CoreOptions {
   int32_t manifest_merge_min_count_ = 30;
   int32_t commit_max_retries_ = 10;
 
-  bool write_only_ = false;
   int32_t snapshot_num_retained_min_ = 10;
   int32_t snapshot_num_retained_max_ = 2147483647;
   int64_t snapshot_time_retained_ms_ = 3'600'000;
