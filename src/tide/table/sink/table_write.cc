@@ -551,7 +551,8 @@ Status TableWrite::SyncCompaction(BucketWriter* w, bool blocking) {
   return Status::OK();
 }
 
-Status TableWrite::Compact(bool full, const std::optional<std::vector<Row>>& partitions) {
+Status TableWrite::Compact(bool full, const std::optional<std::vector<Row>>& partitions,
+                           const std::optional<std::vector<int32_t>>& buckets) {
   if (!failed_.ok()) return failed_;
   if (!schema_.HasPrimaryKey()) {
     return Status::NotSupported("table {} is an append table; Tide compacts primary-key tables only", table_name_);
@@ -564,6 +565,7 @@ Status TableWrite::Compact(bool full, const std::optional<std::vector<Row>>& par
   TIDE_RETURN_IF_ERROR(LoadRestore());
   std::vector<std::string> keys;
   for (const auto& [key, where] : restore_buckets_) {
+    if (buckets && std::find(buckets->begin(), buckets->end(), where.second) == buckets->end()) continue;
     if (partitions) {
       TIDE_ASSIGN_OR_RETURN(Row values, DeserializeBinaryRow(where.first, partition_types_));
       bool listed = std::any_of(partitions->begin(), partitions->end(),

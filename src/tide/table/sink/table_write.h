@@ -123,9 +123,12 @@ class TableWrite {
   Result<std::vector<CommitMessage>> PrepareCommit();
 
   // Compacts the buckets of the latest snapshot (with `partitions`, only those whose partition values,
-  // in partition-key order, are listed): a full compaction with `full`, else what the strategy picks.
-  // Waits for the compactions; the next PrepareCommit returns their results. Primary-key tables only.
-  Status Compact(bool full, const std::optional<std::vector<Row>>& partitions = std::nullopt);
+  // in partition-key order, are listed; with `buckets`, only those buckets): a full compaction with
+  // `full`, else what the strategy picks (Java's FileStoreWrite.compact). Buffered rows of those buckets
+  // are flushed first and take part. Waits for the compactions; the next PrepareCommit returns their
+  // results. Primary-key tables only.
+  Status Compact(bool full, const std::optional<std::vector<Row>>& partitions = std::nullopt,
+                 const std::optional<std::vector<int32_t>>& buckets = std::nullopt);
 
   // Drops every buffered row and deletes the files written since the last PrepareCommit (waiting for a
   // running compaction first). The writer then starts afresh from the latest snapshot.
