@@ -30,7 +30,11 @@
 //
 //   build/bench/compaction_soak_bench [--rows=1000000] [--buckets=4] [--rounds=1200] [--changes=5000]
 //       [--interval-ms=500] [--sample-every=60] [--lookups=100] [--write-only-rounds=240]
-//       [--time-retained-min=10] [--csv=PATH] [--option=key=value ...] [--keep]
+//       [--time-retained-min=10] [--csv=PATH] [--option=key=value ...] [--keep] [--no-reads]
+// --no-reads: the samples skip the scans and lookups (to tell the writer's memory from the readers').
+// --no-metadata-cache: turns off the Parquet footer cache of the DuckDB that reads data files for
+// compaction and lookups (DataFileDatabase, which sets parquet_metadata_cache = true), to tell its share
+// of the memory.
 #include <unistd.h>
 
 #include <algorithm>
@@ -51,6 +55,7 @@
 #include "tide/format/duckdb_handle.h"
 #include "tide/io/file_system.h"
 #include "tide/sql/lake_connection.h"
+#include "tide/table/io/data_file_reader.h"
 #include "tide/table/operation/file_store_commit.h"
 #include "tide/table/operation/file_store_scan.h"
 #include "tide/table/operation/table_maintenance.h"
@@ -84,6 +89,8 @@ struct Flags {
   std::string csv;
   std::vector<std::pair<std::string, std::string>> options;
   bool keep = false;
+  bool no_reads = false;  // samples measure files, runs, metadata, commits and memory only (no scans, lookups)
+  bool no_metadata_cache = false;  // SET parquet_metadata_cache = false in the data files' DuckDB (a diagnosis)
 };
 
 Flags ParseFlags(int argc, char** argv) {
@@ -115,6 +122,10 @@ Flags ParseFlags(int argc, char** argv) {
       f.options.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
     } else if (a == "--keep") {
       f.keep = true;
+    } else if (a == "--no-reads") {
+      f.no_reads = true;
+    } else if (a == "--no-metadata-cache") {
+      f.no_metadata_cache = true;
     } else {
       std::fprintf(stderr, "unknown argument %s (see the comment at the top of bench/compaction_soak_bench.cc)\n",
                    a.c_str());
@@ -446,6 +457,7 @@ struct Sample {
   Lookups lookup;
   double prepare_max_ms = 0, commit_max_ms = 0, pc_max_ms = 0, pc_p99_ms = 0, maint_max_ms = 0, round_p50_ms = 0;
   int64_t over_interval = 0;  // rounds since the last sample whose PrepareCommit + Commit took longer than one interval
+  int64_t max_runs_rounds = 0;  // the most sorted runs of a bucket after any commit since the last sample
   TableWriteMetrics metrics;
   MemoryStatus memory;
 };
@@ -453,14 +465,16 @@ struct Sample {
 const char* kCsvHeader =
     "mode,round,sim_min,wall_s,snapshot_id,live_files,max_runs,max_level0,live_mb,live_stored_rows,live_rows,"
     "disk_data_files,disk_data_mb,snapshot_files,manifest_files,manifest_list_files,index_files,metadata_kb,"
-    "sql_scan_ms,ref_scan_ms,row_scan_ms,lookup_median_ms,lookup_p99_ms,lookup_plan_ms,prepare_max_ms,commit_max_ms,"
+    "max_runs_rounds,sql_scan_ms,ref_scan_ms,row_scan_ms,lookup_median_ms,lookup_p99_ms,lookup_plan_ms,prepare_max_ms,"
+    "commit_max_ms,"
     "pc_max_ms,pc_p99_ms,maint_max_ms,round_p50_ms,over_interval,compactions,compaction_waits,"
     "compacted_files_before,compacted_files_after,rss_mb,hwm_mb,load1";
 
 std::string CsvLine(const Sample& s) {
   char buf[1024];
   std::snprintf(buf, sizeof buf,
-                "%s,%lld,%.2f,%.1f,%lld,%lld,%lld,%lld,%.1f,%lld,%lld,%lld,%.1f,%lld,%lld,%lld,%lld,%.1f,%.1f,%.1f,%.1f,"
+                "%s,%lld,%.2f,%.1f,%lld,%lld,%lld,%lld,%.1f,%lld,%lld,%lld,%.1f,%lld,%lld,%lld,%lld,%.1f,%lld,%.1f,%.1f,"
+                "%.1f,"
                 "%.2f,%.2f,%.2f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%lld,%lld,%lld,%lld,%lld,%.1f,%.1f,%s",
                 s.mode.c_str(), static_cast<long long>(s.round), s.sim_min, s.wall_s,
                 static_cast<long long>(s.tree.snapshot_id), static_cast<long long>(s.tree.live_files),
@@ -469,8 +483,10 @@ std::string CsvLine(const Sample& s) {
                 static_cast<long long>(s.live_rows), static_cast<long long>(s.disk.data_files), s.disk.data_bytes / 1e6,
                 static_cast<long long>(s.disk.snapshot_files), static_cast<long long>(s.disk.manifest_files),
                 static_cast<long long>(s.disk.manifest_list_files), static_cast<long long>(s.disk.index_files),
-                s.disk.metadata_bytes / 1e3, s.sql_scan_ms, s.ref_scan_ms, s.row_scan_ms, s.lookup.median_ms,
-                s.lookup.p99_ms, s.lookup.plan_median_ms, s.prepare_max_ms, s.commit_max_ms, s.pc_max_ms, s.pc_p99_ms, s.maint_max_ms,
+                s.disk.metadata_bytes / 1e3, static_cast<long long>(s.max_runs_rounds), s.sql_scan_ms, s.ref_scan_ms,
+                s.row_scan_ms, s.lookup.median_ms,
+                s.lookup.p99_ms, s.lookup.plan_median_ms, s.prepare_max_ms, s.commit_max_ms, s.pc_max_ms, s.pc_p99_ms,
+                s.maint_max_ms,
                 s.round_p50_ms, static_cast<long long>(s.over_interval), static_cast<long long>(s.metrics.compactions),
                 static_cast<long long>(s.metrics.compaction_waits),
                 static_cast<long long>(s.metrics.compacted_files_before),
@@ -482,7 +498,8 @@ std::string CsvLine(const Sample& s) {
 void PrintSample(const Sample& s) {
   std::printf("  [%s] round %5lld (%6.1f sim-min, %6.1f s): files %4lld live / %4lld on disk, runs max %2lld "
               "(L0 max %2lld), stored rows %lld for %lld live, snapshots %lld, metadata %.0f KB (%lld manifests, "
-              "%lld lists); scan sql %.0f ms (reference %.0f ms), rows %.0f ms; lookup median %.2f ms p99 %.2f ms (planning %.2f ms); "
+              "%lld lists); runs max after any commit since the last sample %lld; scan sql %.0f ms (reference %.0f "
+              "ms), rows %.0f ms; lookup median %.2f ms p99 %.2f ms (planning %.2f ms); "
               "prepare+commit max %.0f ms p99 %.0f ms (%lld over %s), maintenance max %.0f ms, round p50 %.0f ms; "
               "compactions %lld, waits %lld; RSS %.0f MB (peak %.0f MB); load %s\n",
               s.mode.c_str(), static_cast<long long>(s.round), s.sim_min, s.wall_s,
@@ -491,7 +508,9 @@ void PrintSample(const Sample& s) {
               static_cast<long long>(s.tree.live_stored_rows), static_cast<long long>(s.live_rows),
               static_cast<long long>(s.disk.snapshot_files), s.disk.metadata_bytes / 1e3,
               static_cast<long long>(s.disk.manifest_files), static_cast<long long>(s.disk.manifest_list_files),
-              s.sql_scan_ms, s.ref_scan_ms, s.row_scan_ms, s.lookup.median_ms, s.lookup.p99_ms, s.lookup.plan_median_ms, s.pc_max_ms,
+              static_cast<long long>(s.max_runs_rounds), s.sql_scan_ms, s.ref_scan_ms, s.row_scan_ms, s.lookup.median_ms,
+              s.lookup.p99_ms, s.lookup.plan_median_ms,
+              s.pc_max_ms,
               s.pc_p99_ms, static_cast<long long>(s.over_interval), "the interval", s.maint_max_ms, s.round_p50_ms,
               static_cast<long long>(s.metrics.compactions), static_cast<long long>(s.metrics.compaction_waits),
               s.memory.rss_mb, s.memory.hwm_mb, LoadAverage().c_str());
@@ -575,6 +594,7 @@ RunSummary RunSoak(Soak& soak, const std::string& name, bool write_only, int64_t
   std::vector<double> window_pc, window_round;
   double window_prepare_max = 0, window_commit_max = 0, window_maint_max = 0;
   int64_t window_over = 0;
+  int64_t window_max_runs = 0;
   auto take_sample = [&]() {
     Sample s;
     s.mode = write_only ? "write-only" : "compact";
@@ -584,22 +604,24 @@ RunSummary RunSoak(Soak& soak, const std::string& name, bool write_only, int64_t
     s.tree = MeasureTree(path);
     s.disk = MeasureDisk(path);
     s.live_rows = expected.live_rows();
-    SqlScan tide = RunSqlScan(soak.lake.connection(), "paimon_scan('default." + name + "')", 2);
-    const std::string reference = soak.root + "/reference.parquet";
-    Check(soak.lake.connection().Execute("COPY (SELECT * FROM paimon_scan('default." + name + "')) TO '" + reference +
-                                         "' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)"),
-          "COPY reference");
-    SqlScan duck = RunSqlScan(soak.lake.connection(), "read_parquet('" + reference + "')", 2);
-    if (tide.rows != expected.live_rows() || duck.rows != tide.rows || duck.hash_sum != tide.hash_sum) {
-      std::fprintf(stderr, "%s round %lld: paimon_scan counted %lld rows, the reference %lld, expected %lld\n",
-                   name.c_str(), static_cast<long long>(round), static_cast<long long>(tide.rows),
-                   static_cast<long long>(duck.rows), static_cast<long long>(expected.live_rows()));
-      std::exit(1);
+    if (!flags.no_reads) {
+      SqlScan tide = RunSqlScan(soak.lake.connection(), "paimon_scan('default." + name + "')", 2);
+      const std::string reference = soak.root + "/reference.parquet";
+      Check(soak.lake.connection().Execute("COPY (SELECT * FROM paimon_scan('default." + name + "')) TO '" + reference +
+                                           "' (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)"),
+            "COPY reference");
+      SqlScan duck = RunSqlScan(soak.lake.connection(), "read_parquet('" + reference + "')", 2);
+      if (tide.rows != expected.live_rows() || duck.rows != tide.rows || duck.hash_sum != tide.hash_sum) {
+        std::fprintf(stderr, "%s round %lld: paimon_scan counted %lld rows, the reference %lld, expected %lld\n",
+                     name.c_str(), static_cast<long long>(round), static_cast<long long>(tide.rows),
+                     static_cast<long long>(duck.rows), static_cast<long long>(expected.live_rows()));
+        std::exit(1);
+      }
+      s.sql_scan_ms = tide.seconds * 1e3;
+      s.ref_scan_ms = duck.seconds * 1e3;
+      s.row_scan_ms = RowScan(path, expected) * 1e3;
+      s.lookup = RunLookups(path, expected, flags.lookups, soak.seed + static_cast<uint64_t>(round));
     }
-    s.sql_scan_ms = tide.seconds * 1e3;
-    s.ref_scan_ms = duck.seconds * 1e3;
-    s.row_scan_ms = RowScan(path, expected) * 1e3;
-    s.lookup = RunLookups(path, expected, flags.lookups, soak.seed + static_cast<uint64_t>(round));
     s.prepare_max_ms = window_prepare_max;
     s.commit_max_ms = window_commit_max;
     s.maint_max_ms = window_maint_max;
@@ -607,6 +629,8 @@ RunSummary RunSoak(Soak& soak, const std::string& name, bool write_only, int64_t
     s.pc_p99_ms = Percentile(window_pc, 0.99);
     s.round_p50_ms = Percentile(window_round, 0.5);
     s.over_interval = window_over;
+    s.max_runs_rounds = std::max(window_max_runs, s.tree.max_runs);
+    window_max_runs = 0;
     s.metrics = (*writer)->metrics();
     s.memory = ReadMemory();
     window_pc.clear();
@@ -651,6 +675,8 @@ RunSummary RunSoak(Soak& soak, const std::string& name, bool write_only, int64_t
     window_commit_max = std::max(window_commit_max, commit_ms);
     window_maint_max = std::max(window_maint_max, maint_ms);
     if (pc > static_cast<double>(flags.interval_ms)) ++window_over;
+    // The sorted runs after every commit (outside the timed part of the round).
+    window_max_runs = std::max(window_max_runs, MeasureTree(path).max_runs);
     if (round % flags.sample_every == 0 || round == rounds) take_sample();
   }
   summary.wall_s = Seconds(run_start);
@@ -661,11 +687,12 @@ RunSummary RunSoak(Soak& soak, const std::string& name, bool write_only, int64_t
 void PrintSummary(const std::string& what, const RunSummary& r, const Flags& flags) {
   const Sample& first = r.samples.front();
   const Sample& last = r.samples.back();
-  double max_runs = 0, max_files = 0, max_meta = 0, max_snapshots = 0, max_disk_files = 0;
+  double max_runs = 0, max_runs_rounds = 0, max_files = 0, max_meta = 0, max_snapshots = 0, max_disk_files = 0;
   double max_scan = 0, max_lookup = 0, max_rss = 0, max_hwm = 0;
   int64_t over = 0;
   for (const Sample& s : r.samples) {
     max_runs = std::max(max_runs, static_cast<double>(s.tree.max_runs));
+    max_runs_rounds = std::max(max_runs_rounds, static_cast<double>(s.max_runs_rounds));
     max_files = std::max(max_files, static_cast<double>(s.tree.live_files));
     max_disk_files = std::max(max_disk_files, static_cast<double>(s.disk.data_files));
     max_meta = std::max(max_meta, s.disk.metadata_bytes / 1e3);
@@ -680,8 +707,9 @@ void PrintSummary(const std::string& what, const RunSummary& r, const Flags& fla
   std::printf("%s: %lld rounds (%.1f simulated minutes) in %.1f s wall (%.2fx real time)\n", what.c_str(),
               static_cast<long long>(last.round), last.sim_min, r.wall_s,
               last.sim_min * 60.0 / std::max(r.wall_s, 1e-9));
-  std::printf("  sorted runs per bucket: max %.0f over the samples, last %lld (stop trigger %s)\n", max_runs,
-              static_cast<long long>(last.tree.max_runs), "8 by default");
+  std::printf("  sorted runs per bucket: max %.0f after any commit, %.0f at the samples, last %lld "
+              "(num-sorted-run.stop-trigger: 8 unless set)\n",
+              max_runs_rounds, max_runs, static_cast<long long>(last.tree.max_runs));
   std::printf("  live data files: first %lld, max %.0f, last %lld; on disk max %.0f, last %lld\n",
               static_cast<long long>(first.tree.live_files), max_files, static_cast<long long>(last.tree.live_files),
               max_disk_files, static_cast<long long>(last.disk.data_files));
@@ -744,7 +772,8 @@ int main(int argc, char** argv) {
   }
   std::printf(" (everything else, compaction included, Paimon's defaults); snapshot expiry by TableMaintenance after "
               "every commit on the simulated clock\n");
-  std::printf("machine: %ld cores, load average %s at the start\n", sysconf(_SC_NPROCESSORS_ONLN), LoadAverage().c_str());
+  std::printf("machine: %ld cores, load average %s at the start\n", sysconf(_SC_NPROCESSORS_ONLN),
+              LoadAverage().c_str());
   std::fflush(stdout);
 
   std::FILE* csv = nullptr;
@@ -755,6 +784,15 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::fprintf(csv, "%s\n", kCsvHeader);
+  }
+
+  if (flags.no_metadata_cache) {
+    auto db = DataFileDatabase();
+    Check(db.status(), "DataFileDatabase");
+    auto conn = (*db)->Connect();
+    Check(conn.status(), "connect");
+    Check(conn->Execute("SET GLOBAL parquet_metadata_cache = false"), "parquet_metadata_cache");
+    std::printf("data files' DuckDB: parquet_metadata_cache = false (--no-metadata-cache)\n");
   }
 
   auto lake = LakeConnection::OpenWarehouse(fs, root);
