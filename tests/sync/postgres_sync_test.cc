@@ -20,6 +20,7 @@
 #include "testing/temp_dir.h"
 #include "tide/base/strings.h"
 #include "tide/postgres/replication_slot.h"
+#include "tide/sync/metadata_column.h"
 #include "tide/sync/postgres_sync.h"
 #include "tide/sync/table_selection.h"
 #include "tide/sync/table_sink.h"
@@ -299,6 +300,64 @@ TEST_F(PostgresSyncTest, PatternsPrefixAndAComputedPartitionColumn) {
   ASSERT_TRUE(table.ok());
   EXPECT_EQ((*table)->latest_schema().partition_keys, (std::vector<std::string>{"dt"}));
   EXPECT_EQ((*table)->latest_schema().primary_keys, (std::vector<std::string>{"id", "dt"}));
+}
+
+// --metadata-column: every row says where it came from; copied rows have op_ts 0, streamed ones the
+// commit time of their transaction (PostgreSQL's clock, the same machine's here).
+TEST_F(PostgresSyncTest, MetadataColumnsTellWhereEachRowCameFrom) {
+  Sql("CREATE TABLE orders (id bigint PRIMARY KEY, note text); INSERT INTO orders VALUES (1, 'a'), (2, 'b')", db_);
+  PostgresSyncOptions options = Options({{"public", "orders"}});
+  auto metadata = ParseMetadataColumns("database_name,schema_name,table_name,op_ts");
+  ASSERT_TRUE(metadata.ok()) << metadata.status().ToString();
+  options.metadata_columns = *metadata;
+  SyncThread sync(options);
+  auto read = [&]() {
+    std::vector<Row> rows;
+    auto table = Table::Open(FileSystem::Local(), TablePath("orders"), "shop.orders");
+    if (!table.ok()) return rows;
+    auto reader = (*table)->NewReader(ReadOptions{});
+    EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+    if (!reader.ok()) return rows;
+    while (true) {
+      auto more = (*reader)->NextBatch(1024, &rows);
+      if (!more.ok() || !*more) break;
+    }
+    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a[0].as_int() < b[0].as_int(); });
+    return rows;
+  };
+  auto wait_rows = [&](size_t n) {
+    for (int i = 0; i < 300 && read().size() != n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    return read();
+  };
+  ASSERT_EQ(wait_rows(2).size(), 2u) << (sync.done() ? sync.Stop().ToString() : "");
+  auto now_ms = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  int64_t before = now_ms();
+  Sql("INSERT INTO orders VALUES (3, 'c')", db_);
+  int64_t after = now_ms();
+  std::vector<Row> rows = wait_rows(3);
+  ASSERT_TRUE(sync.Stop().ok());
+  ASSERT_EQ(rows.size(), 3u);
+  for (const Row& row : rows) {
+    ASSERT_EQ(row.size(), 6u);
+    EXPECT_EQ(row[2].as_string(), db_);
+    EXPECT_EQ(row[3].as_string(), "public");
+    EXPECT_EQ(row[4].as_string(), "orders");
+  }
+  EXPECT_EQ(std::get<TimestampValue>(rows[0][5].storage()).millis, 0);  // copied
+  EXPECT_EQ(std::get<TimestampValue>(rows[1][5].storage()).millis, 0);
+  int64_t op_ts = std::get<TimestampValue>(rows[2][5].storage()).millis;
+  EXPECT_GE(op_ts, before - 1000);
+  EXPECT_LE(op_ts, after + 1000);
+  auto table = Table::Open(FileSystem::Local(), TablePath("orders"), "shop.orders");
+  ASSERT_TRUE(table.ok());
+  const TableSchema& schema = (*table)->latest_schema();
+  EXPECT_EQ(schema.fields[5].name, "op_ts");
+  EXPECT_EQ(schema.fields[5].type.ToString(), "TIMESTAMP(3) WITH LOCAL TIME ZONE NOT NULL");
+  EXPECT_EQ(schema.fields[4].type.ToString(), "STRING NOT NULL");
+  EXPECT_EQ(schema.fields[5].description.value_or(""), "metadata: op_ts");
 }
 
 // Schema changes in stream order: ADD COLUMN, widening types, DROP COLUMN (the lake keeps the column,

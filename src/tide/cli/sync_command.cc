@@ -1,5 +1,7 @@
 #include "tide/cli/sync_command.h"
 
+#include <algorithm>
+
 #include <signal.h>
 #include <unistd.h>
 
@@ -27,6 +29,7 @@ struct SyncFlags {
   std::vector<std::string> computed_columns;
   std::vector<std::string> partition_keys;
   std::vector<std::string> primary_keys;
+  std::vector<std::string> metadata_columns;
   std::string slot;
   std::string publication;
   std::string table_prefix;
@@ -65,6 +68,16 @@ Status Run(const SyncFlags& flags) {
   TIDE_RETURN_IF_ERROR(scoped(flags.computed_columns, &options.computed_columns));
   TIDE_RETURN_IF_ERROR(scoped(flags.partition_keys, &options.partition_keys));
   TIDE_RETURN_IF_ERROR(scoped(flags.primary_keys, &options.primary_keys));
+  for (const std::string& list : flags.metadata_columns) {
+    TIDE_ASSIGN_OR_RETURN(auto columns, ParseMetadataColumns(list));
+    for (MetadataColumn c : columns) {
+      if (std::find(options.metadata_columns.begin(), options.metadata_columns.end(), c) !=
+          options.metadata_columns.end()) {
+        return Status::InvalidArgument("--metadata-column names {} twice", MetadataColumnName(c));
+      }
+      options.metadata_columns.push_back(c);
+    }
+  }
   options.slot = flags.slot.empty() ? "tide_" + ToLower(flags.database) : flags.slot;
   options.publication = flags.publication.empty() ? options.slot : flags.publication;
   options.manage_publication = flags.publication.empty();
@@ -121,6 +134,10 @@ void RegisterSync(CLI::App& app) {
       ->allow_extra_args(false);
   pg->add_option("--primary-keys", flags->primary_keys,
                  "[TABLE:]comma-separated primary-key columns (repeatable; default PostgreSQL's)")
+      ->allow_extra_args(false);
+  pg->add_option("--metadata-column", flags->metadata_columns,
+                 "columns filled from the row's origin: database_name, schema_name, table_name, op_ts "
+                 "(comma-separated or repeated)")
       ->allow_extra_args(false);
   pg->add_option("--slot", flags->slot, "replication slot (created when missing, reused when present; default tide_<database>)");
   pg->add_option("--publication", flags->publication,

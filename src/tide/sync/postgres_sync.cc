@@ -85,6 +85,14 @@ Result<TableLayout> LayoutFor(const SourceRelation& relation, const PostgresSync
   std::vector<std::string> columns;
   for (const DataField& f : relation.fields) columns.push_back(f.name);
   for (const ComputedColumn& c : layout.computed) columns.push_back(c.name());
+  for (MetadataColumn m : options.metadata_columns) {
+    std::string name(MetadataColumnName(m));
+    if (std::find(columns.begin(), columns.end(), name) != columns.end()) {
+      return Status::InvalidArgument("--metadata-column {}: {} already has a column of that name", name,
+                                     relation.table.ToString());
+    }
+    columns.push_back(std::move(name));
+  }
   std::vector<std::string> source_keys;
   for (int k : relation.key_columns) source_keys.push_back(relation.fields[static_cast<size_t>(k)].name);
   TIDE_ASSIGN_OR_RETURN(layout.primary_keys,
@@ -130,6 +138,10 @@ Status CreateTargetTable(const Catalog& catalog, const TableIdentifier& id, cons
   for (const ComputedColumn& c : layout.computed) {
     columns.push_back(ColumnDefinition{c.name(), c.result_type(), "computed: " + c.spec()});
   }
+  for (MetadataColumn m : options.metadata_columns) {
+    columns.push_back(ColumnDefinition{std::string(MetadataColumnName(m)), MetadataColumnType(m),
+                                       "metadata: " + std::string(MetadataColumnName(m))});
+  }
   auto created = catalog.CreateTable(id, columns, layout.partition_keys, layout.primary_keys, options.table_conf);
   if (!created.ok() && !created.status().IsAlreadyExists()) {
     return created.status().WithContext("creating the lake table for " + relation.table.ToString());
@@ -147,6 +159,10 @@ class Pipeline {
     TIDE_RETURN_IF_ERROR(ValidateSlotName(o_.slot));
     TIDE_ASSIGN_OR_RETURN(sql_, PgConnection::Connect(o_.conninfo));
     TIDE_RETURN_IF_ERROR(CheckLogicalReplicationReady(*sql_));
+    {
+      TIDE_ASSIGN_OR_RETURN(PgResult db, sql_->Query("SELECT current_database()"));
+      if (db.rows() == 1) source_database_ = std::string(db.Value(0, 0));
+    }
     // One sync per slot: a second one would acknowledge what the first has not committed. The lock is
     // the session's, held until this process ends.
     TIDE_ASSIGN_OR_RETURN(PgResult locked, sql_->Query("SELECT pg_try_advisory_lock(hashtext(" +
@@ -266,7 +282,8 @@ class Pipeline {
       if (v.AppliesTo(table)) computed.push_back(v.value);
     }
     TIDE_ASSIGN_OR_RETURN(auto sink, TableSink::Open(FileSystem::Local(), catalog_->TablePath(id), id.ToString(),
-                                                     table.ToString(), user_, std::move(computed)));
+                                                     table.ToString(), user_, std::move(computed),
+                                                     o_.metadata_columns, source_database_));
     sinks_[table] = std::move(sink);
     return Status::OK();
   }
@@ -388,7 +405,7 @@ class Pipeline {
       } else if (auto* change = std::get_if<RowChange>(&event)) {
         TableSink* sink = SinkOf(*change->relation);
         if (sink == nullptr || sink->Holds(txn.commit_lsn)) continue;
-        result = sink->Apply(*change);
+        result = sink->Apply(*change, txn.commit_time_micros);
         if (!result.ok()) break;
         touched.insert(sink);
         ++stats_->streamed_changes;
@@ -444,6 +461,7 @@ class Pipeline {
   const std::atomic<bool>* stop_;
   std::string user_;
   std::unique_ptr<PgConnection> sql_;
+  std::string source_database_;  // current_database() of the source, for the database_name metadata column
   std::unique_ptr<Catalog> catalog_;
   std::map<PgTableName, std::unique_ptr<TableSink>> sinks_;
   Clock::time_point last_commit_ = Clock::now();

@@ -35,6 +35,7 @@
 #include "tide/base/result.h"
 #include "tide/io/file_system.h"
 #include "tide/postgres/publication.h"
+#include "tide/sync/metadata_column.h"
 #include "tide/sync/table_selection.h"
 
 namespace tide {
@@ -54,6 +55,8 @@ struct PostgresSyncOptions {
   std::vector<ScopedValue> computed_columns;  // name=function(args)
   std::vector<ScopedValue> partition_keys;    // comma-separated columns (computed ones too)
   std::vector<ScopedValue> primary_keys;      // comma-separated; default: PostgreSQL's primary key
+  // --metadata-column: columns every target gets, filled from the row's origin (sync/metadata_column.h).
+  std::vector<MetadataColumn> metadata_columns;
   std::string slot;
   std::string publication;
   // Whether the sync owns the publication: it then adds tables newly selected to it (a publication the

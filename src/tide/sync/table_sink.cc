@@ -46,8 +46,11 @@ TableSink::~TableSink() {
 
 Result<std::unique_ptr<TableSink>> TableSink::Open(FileSystem* fs, std::string table_path, std::string table_name,
                                                    std::string source_table, std::string commit_user,
-                                                   std::vector<std::string> computed_specs) {
+                                                   std::vector<std::string> computed_specs,
+                                                   std::vector<MetadataColumn> metadata, std::string source_database) {
   std::unique_ptr<TableSink> sink(new TableSink());
+  sink->metadata_ = std::move(metadata);
+  sink->source_database_ = std::move(source_database);
   sink->fs_ = fs;
   sink->table_path_ = std::move(table_path);
   sink->table_name_ = std::move(table_name);
@@ -215,10 +218,20 @@ Result<const TableSink::RelationMap*> TableSink::MapOf(const SourceRelationPtr& 
     }
     map.columns.push_back(idx);
   }
+  for (MetadataColumn m : metadata_) {
+    int idx = schema_.FieldIndex(std::string(MetadataColumnName(m)));
+    if (idx < 0) {
+      return Fail(Status::InvalidArgument(
+          "table {}: metadata column {} is not a column of the lake table; add it (tide table alter) or let the "
+          "sync create the table anew",
+          table_name_, MetadataColumnName(m)));
+    }
+    map.metadata_columns.push_back(idx);
+  }
   return &column_maps_.emplace(relation.get(), std::move(map)).first->second;
 }
 
-Result<Row> TableSink::ToTarget(const SourceRelationPtr& relation, const Row& source) {
+Result<Row> TableSink::ToTarget(const SourceRelationPtr& relation, const Row& source, int64_t commit_time_micros) {
   TIDE_ASSIGN_OR_RETURN(const RelationMap* map, MapOf(relation));
   Row extended = source;
   extended.resize(relation->fields.size());
@@ -229,6 +242,12 @@ Result<Row> TableSink::ToTarget(const SourceRelationPtr& relation, const Row& so
   Row row(schema_.fields.size());
   for (size_t i = 0; i < map->columns.size() && i < extended.size(); ++i) {
     row[static_cast<size_t>(map->columns[i])] = std::move(extended[i]);
+  }
+  if (!metadata_.empty()) {
+    RowOrigin origin{source_database_, &relation->table, commit_time_micros};
+    for (size_t i = 0; i < metadata_.size(); ++i) {
+      row[static_cast<size_t>(map->metadata_columns[i])] = MetadataColumnValue(metadata_[i], origin);
+    }
   }
   return row;
 }
@@ -273,7 +292,7 @@ Status TableSink::CheckOldRowComputes(const SourceRelationPtr& relation, const R
   return Status::OK();
 }
 
-Status TableSink::Apply(const RowChange& change) {
+Status TableSink::Apply(const RowChange& change, int64_t commit_time_micros) {
   if (!failed_.ok()) return failed_;
   const SourceRelationPtr& relation = change.relation;
   const SourceRelation& rel = *relation;
@@ -287,7 +306,7 @@ Status TableSink::Apply(const RowChange& change) {
   }
   switch (change.kind) {
     case ChangeKind::kInsert: {
-      TIDE_ASSIGN_OR_RETURN(Row row, ToTarget(relation, change.new_row));
+      TIDE_ASSIGN_OR_RETURN(Row row, ToTarget(relation, change.new_row, commit_time_micros));
       return Write(RowKind::kInsert, std::move(row));
     }
     case ChangeKind::kUpdate: {
@@ -301,10 +320,10 @@ Status TableSink::Apply(const RowChange& change) {
         }
         source[static_cast<size_t>(c)] = change.old_row[static_cast<size_t>(c)];
       }
-      TIDE_ASSIGN_OR_RETURN(Row row, ToTarget(relation, source));
+      TIDE_ASSIGN_OR_RETURN(Row row, ToTarget(relation, source, commit_time_micros));
       if (change.old_kind != PgOldTupleKind::kNone) {
         TIDE_RETURN_IF_ERROR(CheckOldRowComputes(relation, change));
-        TIDE_ASSIGN_OR_RETURN(Row old_row, ToTarget(relation, change.old_row));
+        TIDE_ASSIGN_OR_RETURN(Row old_row, ToTarget(relation, change.old_row, commit_time_micros));
         bool key_changed = false;
         for (int k : key_columns_) {
           if (CompareDatum(old_row[static_cast<size_t>(k)], row[static_cast<size_t>(k)]) != 0) key_changed = true;
@@ -322,7 +341,7 @@ Status TableSink::Apply(const RowChange& change) {
     }
     case ChangeKind::kDelete: {
       TIDE_RETURN_IF_ERROR(CheckOldRowComputes(relation, change));
-      TIDE_ASSIGN_OR_RETURN(Row row, ToTarget(relation, change.old_row));
+      TIDE_ASSIGN_OR_RETURN(Row row, ToTarget(relation, change.old_row, commit_time_micros));
       return Write(RowKind::kDelete, std::move(row));
     }
   }

@@ -28,6 +28,7 @@
 #include "tide/postgres/change.h"
 #include "tide/postgres/lsn.h"
 #include "tide/sync/computed_column.h"
+#include "tide/sync/metadata_column.h"
 #include "tide/table/operation/file_store_commit.h"
 #include "tide/table/operation/table_maintenance.h"
 #include "tide/table/sink/table_write.h"
@@ -55,9 +56,13 @@ class TableSink {
   // Opens the sink of an existing target table (its latest schema).
   // `computed_specs`: the computed columns of the table (sync/computed_column.h), each a column of the
   // target, evaluated over every source row (those whose column a relation lacks are skipped for it).
+  // `metadata`: the metadata columns of the table (sync/metadata_column.h), filled with
+  // `source_database`, the row's source table and its transaction's commit time.
   static Result<std::unique_ptr<TableSink>> Open(FileSystem* fs, std::string table_path, std::string table_name,
                                                  std::string source_table, std::string commit_user,
-                                                 std::vector<std::string> computed_specs = {});
+                                                 std::vector<std::string> computed_specs = {},
+                                                 std::vector<MetadataColumn> metadata = {},
+                                                 std::string source_database = {});
   ~TableSink();
   TableSink(const TableSink&) = delete;
   TableSink& operator=(const TableSink&) = delete;
@@ -86,8 +91,8 @@ class TableSink {
 
   // Rows of the initial copy, in `relation`'s column order (moved from).
   Status WriteCopyRows(const SourceRelationPtr& relation, std::vector<Row>* rows);
-  // One streamed change.
-  Status Apply(const RowChange& change);
+  // One streamed change of the transaction that committed at `commit_time_micros` (Unix epoch).
+  Status Apply(const RowChange& change, int64_t commit_time_micros = 0);
   // A TRUNCATE in stream order: what is buffered is dropped, and the next commit replaces the whole
   // table (an OVERWRITE snapshot) with what is written after it. A primary-key table in dynamic
   // bucket mode cannot be overwritten (its HASH index would go stale): there a -D of every live key is
@@ -102,7 +107,7 @@ class TableSink {
  private:
   TableSink() = default;
   Status Fail(Status status);
-  Result<Row> ToTarget(const SourceRelationPtr& relation, const Row& source);
+  Result<Row> ToTarget(const SourceRelationPtr& relation, const Row& source, int64_t commit_time_micros = 0);
   Status Write(RowKind kind, Row row);
   // NotSupported when a key-only old row lacks a column that a key or partition column is computed from.
   Status CheckOldRowComputes(const SourceRelationPtr& relation, const RowChange& change);
@@ -127,10 +132,13 @@ class TableSink {
     SourceRelationPtr relation;  // held, so no other version can take its address
     std::vector<ComputedColumn> computed;
     std::vector<int> columns;
+    std::vector<int> metadata_columns;  // target column of each of metadata_
   };
   Result<const RelationMap*> MapOf(const SourceRelationPtr& relation);
   std::vector<std::string> computed_specs_;
   std::set<std::string> computed_names_;
+  std::vector<MetadataColumn> metadata_;
+  std::string source_database_;
   std::map<const SourceRelation*, RelationMap> column_maps_;
   bool pending_ = false;
   bool truncate_ = false;  // the next commit overwrites the table

@@ -60,7 +60,8 @@ Result<std::unique_ptr<DataFileRowReader>> OpenDataFile(const std::string& path,
     return Status::NotSupported("table {}: data file {} is in {} format; Tide reads Parquet data files only",
                                 table_name, path, ext);
   }
-  TIDE_ASSIGN_OR_RETURN(const DuckDB* db, DataFileDatabase());
+  const DuckDB* db = options.database;
+  if (db == nullptr) TIDE_ASSIGN_OR_RETURN(db, DataFileDatabase());
   ParquetReadOptions parquet_options;
   parquet_options.filter_sql = options.filter_sql;
   auto reader = ParquetFileReader::Open(*db, path, columns, std::move(parquet_options));

@@ -31,6 +31,10 @@ struct DataFileReadOptions {
   // are returned (positions stay positions in the file), and row groups whose statistics exclude it are
   // not read. Empty: every row.
   std::string filter_sql;
+  // The database that reads the file; DataFileDatabase() when null. Compaction passes its own, without
+  // the footer cache: it reads every file once, and the files it reads are then deleted, so cached
+  // footers would only pile up in a long-running writer.
+  const DuckDB* database = nullptr;
 };
 
 // The in-memory DuckDB database that reads data files, shared by the process (each reader opens its own

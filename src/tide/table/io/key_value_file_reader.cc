@@ -82,6 +82,7 @@ Result<std::unique_ptr<KeyValueFileReader>> KeyValueFileReader::Open(KeyValueFil
   }
   DataFileReadOptions read_options;
   read_options.filter_sql = std::move(filter_sql);
+  read_options.database = s.database;
   TIDE_ASSIGN_OR_RETURN(reader->reader_, OpenDataFile(s.path, columns, s.table_name, read_options));
   return reader;
 }

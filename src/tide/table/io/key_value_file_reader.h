@@ -38,6 +38,7 @@ struct KeyValueFileReadSpec {
   const KeyFilter* key_filter = nullptr;  // optional; must outlive the reader
   std::function<bool(int64_t)> skip_position;  // optional: true for positions to skip
   std::string table_name;             // for errors
+  const DuckDB* database = nullptr;   // optional: reads through this database (DataFileReadOptions)
 };
 
 class KeyValueFileReader final : public KeyValueCursor {

@@ -706,6 +706,9 @@ Status TableWrite::Flush(BucketWriter* w) {
   ++metrics_.flushes;
   metrics_.data_files += static_cast<int64_t>(data_files->size());
   metrics_.changelog_files += static_cast<int64_t>(changelog_files->size());
+  // Too many sorted runs before this flush: wait for the running compaction before going on (the write
+  // stall; Java's MergeTreeWriter decides it before adding the flushed files).
+  const bool stall = w->compact && w->compact->ShouldWaitForLatestCompaction();
   for (auto& f : *data_files) {
     if (w->compact) {
       Status added = w->compact->AddNewFile(f);
@@ -715,8 +718,7 @@ Status TableWrite::Flush(BucketWriter* w) {
   }
   for (auto& f : *changelog_files) w->changelog_files.push_back(std::move(f));
   if (w->compact) {
-    // Too many sorted runs: wait for the running compaction before going on (the write stall).
-    TIDE_RETURN_IF_ERROR(SyncCompaction(w, w->compact->ShouldWaitForLatestCompaction()));
+    TIDE_RETURN_IF_ERROR(SyncCompaction(w, stall));
     w->compact->TriggerCompaction(false);
   }
   return Status::OK();

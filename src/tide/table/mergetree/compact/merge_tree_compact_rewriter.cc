@@ -103,6 +103,7 @@ Status MergeTreeCompactRewriter::RewriteSection(const std::vector<SortedRun>& se
           spec.needed = &fields;
           spec.primary_key = true;
           spec.table_name = ctx->table_name();
+          spec.database = &ctx->write_context()->db;  // no footer cache (DataFileReadOptions::database)
           TIDE_ASSIGN_OR_RETURN(auto reader, KeyValueFileReader::Open(std::move(spec)));
           return std::unique_ptr<KeyValueCursor>(std::move(reader));
         }));
