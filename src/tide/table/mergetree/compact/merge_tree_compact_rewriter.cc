@@ -19,6 +19,12 @@ Result<std::unique_ptr<CompactionContext>> CompactionContext::Create(FileSystem*
   c->schema_ = schema;
   TIDE_ASSIGN_OR_RETURN(c->write_context_.layout, DataFileLayout::Create(schema, options, c->table_name_));
   TIDE_ASSIGN_OR_RETURN(c->write_context_.db, DuckDB::Open());
+  {
+    // Compaction reads each input file once and then the file is deleted: DuckDB's cache of file
+    // contents would only grow in a long-running writer.
+    TIDE_ASSIGN_OR_RETURN(DuckConnection conn, c->write_context_.db.Connect());
+    TIDE_RETURN_IF_ERROR(conn.Execute("SET enable_external_file_cache = false"));
+  }
   c->write_context_.creation_time_ms = std::move(creation_time_ms);
   c->schemas_ = std::make_unique<SchemaCache>(fs, table_path, schema);
   TIDE_ASSIGN_OR_RETURN(c->merge_, WriteMergeFunction::Create(schema, c->table_name_));
