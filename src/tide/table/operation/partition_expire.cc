@@ -15,21 +15,13 @@
 #include "tide/table/operation/file_store_scan.h"
 #include "tide/table/schema/schema_manager.h"
 #include "tide/table/snapshot/snapshot_manager.h"
+#include "tide/types/datum.h"
 
 namespace tide {
 
 namespace {
 
 constexpr int64_t kDayMs = 86'400'000;
-
-int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
 
 int64_t LocalNowMillis(int64_t epoch_ms) {
   std::time_t seconds = static_cast<std::time_t>(epoch_ms / 1000);
@@ -60,8 +52,8 @@ std::optional<int64_t> Resolve(const DateTimeFields& f) {
   if (*f.month < 1 || *f.month > 12 || *f.day < 1 || *f.day > 31) return std::nullopt;
   int64_t h = f.hour.value_or(0), mi = f.minute.value_or(0), s = f.second.value_or(0);
   if (h > 23 || mi > 59 || s > 59) return std::nullopt;
-  return DaysFromCivil(*f.year, *f.month, *f.day) * kDayMs + h * 3'600'000 + mi * 60'000 + s * 1000 +
-         f.nanos.value_or(0) / 1'000'000;
+  const int64_t days = DaysFromCivil(*f.year, static_cast<unsigned>(*f.month), static_cast<unsigned>(*f.day));
+  return days * kDayMs + h * 3'600'000 + mi * 60'000 + s * 1000 + f.nanos.value_or(0) / 1'000'000;
 }
 
 // Java's PartitionTimeExtractor default: yyyy-M-d, optionally followed by " H:m:s[.fraction]".

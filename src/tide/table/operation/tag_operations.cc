@@ -9,6 +9,7 @@
 #include "tide/table/operation/file_deletion.h"
 #include "tide/table/snapshot/snapshot_manager.h"
 #include "tide/table/snapshot/tag_manager.h"
+#include "tide/types/datum.h"
 
 namespace tide {
 
@@ -17,26 +18,16 @@ namespace {
 constexpr int64_t kDayMs = 86'400'000;
 constexpr int64_t kHourMs = 3'600'000;
 
-// Days since 1970-01-01 of a proleptic Gregorian date, and back (H. Hinnant's algorithms).
-int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
+// Days since 1970-01-01 of a proleptic Gregorian date, and back (types/datum.h), in int64 fields.
+int64_t DaysOf(int64_t y, int64_t m, int64_t d) {
+  return DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
 }
 
-void CivilFromDays(int64_t z, int64_t* y, int64_t* m, int64_t* d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const int64_t doe = z - era * 146097;
-  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const int64_t mp = (5 * doy + 2) / 153;
-  *d = doy - (153 * mp + 2) / 5 + 1;
-  *m = mp < 10 ? mp + 3 : mp - 9;
-  *y = yoe + era * 400 + (*m <= 2);
+void DateOf(int64_t days, int64_t* y, int64_t* m, int64_t* d) {
+  unsigned month = 0, day = 0;
+  CivilFromDays(days, y, &month, &day);
+  *m = month;
+  *d = day;
 }
 
 int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
@@ -44,7 +35,7 @@ int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0
 // Local-time millis of a LocalDateTime array [y, mo, d, h, mi(, s(, nanos))].
 int64_t LocalMillisOf(const std::vector<int64_t>& t) {
   auto at = [&](size_t i) { return i < t.size() ? t[i] : 0; };
-  return DaysFromCivil(at(0), at(1), at(2)) * kDayMs + at(3) * kHourMs + at(4) * 60'000 + at(5) * 1000 +
+  return DaysOf(at(0), at(1), at(2)) * kDayMs + at(3) * kHourMs + at(4) * 60'000 + at(5) * 1000 +
          at(6) / 1'000'000;
 }
 
@@ -79,7 +70,7 @@ bool Literal(const std::string& s, size_t* pos, char c) {
 bool ValidDate(int64_t y, int64_t m, int64_t d) {
   if (m < 1 || m > 12 || d < 1) return false;
   int64_t y2, m2, d2;
-  CivilFromDays(DaysFromCivil(y, m, d), &y2, &m2, &d2);
+  DateOf(DaysOf(y, m, d), &y2, &m2, &d2);
   return y2 == y && m2 == m && d2 == d;
 }
 
@@ -158,14 +149,14 @@ std::optional<int64_t> TagPeriod::TagToTime(const std::string& input) const {
     }
   }
   if (pos != name.size()) return std::nullopt;
-  return DaysFromCivil(*y, *m, *d) * kDayMs + hour * kHourMs + minute * 60'000;
+  return DaysOf(*y, *m, *d) * kDayMs + hour * kHourMs + minute * 60'000;
 }
 
 std::string TagPeriod::TimeToTag(int64_t local_ms) const {
   int64_t days = FloorDiv(local_ms, kDayMs);
   int64_t in_day = local_ms - days * kDayMs;
   int64_t y, m, d;
-  CivilFromDays(days, &y, &m, &d);
+  DateOf(days, &y, &m, &d);
   int64_t h = in_day / kHourMs, mi = (in_day % kHourMs) / 60'000;
   switch (format_) {
     case Format::kDay: return fmt::format("{:04}-{:02}-{:02}", y, m, d);
