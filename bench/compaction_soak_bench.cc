@@ -71,10 +71,11 @@ namespace stdfs = std::filesystem;
 namespace {
 
 using bench::Check;
+using bench::Order;
+using bench::OrderRow;
+using bench::RowChecksum;
 using bench::OrdersSchema;
 using bench::Seconds;
-
-const char* const kStatus[] = {"created", "paid", "shipped", "delivered", "cancelled"};
 
 struct Flags {
   int64_t rows = 1000000;
@@ -133,46 +134,6 @@ Flags ParseFlags(int argc, char** argv) {
     }
   }
   return f;
-}
-
-// One order as the table holds it (compact, so the expected table is cheap to keep).
-struct Order {
-  bool live = false;
-  int64_t user_id = 0;
-  int64_t amount_cents = 0;
-  uint8_t status = 0;
-  int64_t create_time = 0;
-  int64_t update_time = 0;
-};
-
-Row OrderRow(int64_t id, const Order& o) {
-  return Row{Datum(id), Datum(o.user_id), Datum(DecimalValue{static_cast<int128_t>(o.amount_cents)}),
-             Datum(kStatus[o.status]), Datum(TimestampValue{o.create_time, 0}), Datum(TimestampValue{o.update_time, 0})};
-}
-
-uint64_t Mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  return h;
-}
-
-// A checksum over every value of a row (summed over rows, so independent of their order).
-uint64_t RowChecksum(const Row& row) {
-  uint64_t h = 0;
-  for (const Datum& d : row) {
-    const auto& s = d.storage();
-    if (const auto* i = std::get_if<int64_t>(&s)) {
-      h = Mix(h, static_cast<uint64_t>(*i));
-    } else if (const auto* dec = std::get_if<DecimalValue>(&s)) {
-      h = Mix(h, static_cast<uint64_t>(dec->unscaled));
-    } else if (const auto* ts = std::get_if<TimestampValue>(&s)) {
-      h = Mix(h, static_cast<uint64_t>(ts->millis) * 1000003u + static_cast<uint64_t>(ts->nanos_of_milli));
-    } else if (const auto* str = std::get_if<std::string>(&s)) {
-      h = Mix(h, std::hash<std::string_view>()(*str));
-    } else {
-      h = Mix(h, 0x5bd1e995u);
-    }
-  }
-  return h;
 }
 
 // The table as it should read: every order ever inserted (index = order_id - 1), the live keys (for

@@ -1,22 +1,69 @@
-// Shared by the lake-table benchmarks (table_write_bench, table_scan_bench): the field report's
-// `orders` table schema, loading orders rows into a DuckDB table (the references' input), wall-clock
-// timing, and exiting on a failed Status. Thread-safety: none needed
+// Shared by the lake-table benchmarks (table_write_bench, table_scan_bench, compaction_soak_bench): the
+// field report's `orders` table schema, a compact model of one order and its row, an order-independent
+// row checksum, loading orders rows into a DuckDB table (the references' input), wall-clock timing, and
+// exiting on a failed Status. Thread-safety: none needed
 // (plain functions).
 #pragma once
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <functional>
+#include <string_view>
 #include <string>
 #include <vector>
 
 #include "tide/base/status.h"
 #include "tide/format/duckdb_handle.h"
 #include "tide/format/duckdb_vector_encoder.h"
+#include "tide/types/datum.h"
 #include "tide/types/table_schema.h"
 
 namespace tide::bench {
+
+inline const char* const kStatus[] = {"created", "paid", "shipped", "delivered", "cancelled"};
+
+// One order as a benchmark's expected table holds it (compact, so the model is cheap to keep).
+struct Order {
+  bool live = false;
+  int64_t user_id = 0;
+  int64_t amount_cents = 0;
+  uint8_t status = 0;
+  int64_t create_time = 0;
+  int64_t update_time = 0;
+};
+
+// The table row of order `id` (OrdersSchema's columns).
+inline Row OrderRow(int64_t id, const Order& o) {
+  return Row{Datum(id), Datum(o.user_id), Datum(DecimalValue{static_cast<int128_t>(o.amount_cents)}),
+             Datum(kStatus[o.status]), Datum(TimestampValue{o.create_time, 0}), Datum(TimestampValue{o.update_time, 0})};
+}
+
+inline uint64_t MixHash(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h;
+}
+
+// A checksum over every value of a row; summed over rows it is independent of their order.
+inline uint64_t RowChecksum(const Row& row) {
+  uint64_t h = 0;
+  for (const Datum& d : row) {
+    const auto& s = d.storage();
+    if (const auto* i = std::get_if<int64_t>(&s)) {
+      h = MixHash(h, static_cast<uint64_t>(*i));
+    } else if (const auto* dec = std::get_if<DecimalValue>(&s)) {
+      h = MixHash(h, static_cast<uint64_t>(dec->unscaled));
+    } else if (const auto* ts = std::get_if<TimestampValue>(&s)) {
+      h = MixHash(h, static_cast<uint64_t>(ts->millis) * 1000003u + static_cast<uint64_t>(ts->nanos_of_milli));
+    } else if (const auto* str = std::get_if<std::string>(&s)) {
+      h = MixHash(h, std::hash<std::string_view>()(*str));
+    } else {
+      h = MixHash(h, 0x5bd1e995u);  // NULL (the orders rows have none)
+    }
+  }
+  return h;
+}
 
 inline double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();

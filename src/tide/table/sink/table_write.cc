@@ -482,8 +482,10 @@ Result<TableWrite::BucketWriter*> TableWrite::CreateBucketWriter(std::string key
   // Bucket-unaware append writers start empty, at 0, as Java's AppendFileStoreWrite always ignores the
   // previous files (their sequence numbers order nothing: no compaction within the writer, no merge).
   int64_t next_sequence = 0;
+  const RestoredBucket* restored = nullptr;
   if (num_buckets_ != -1 || dynamic_index_) {
-    TIDE_ASSIGN_OR_RETURN(next_sequence, RestoreNextSequence(key));
+    TIDE_ASSIGN_OR_RETURN(restored, RestoredBucketOf(key));
+    if (restored) next_sequence = restored->max_sequence + 1;
   }
   std::optional<HashIndexSet> key_hashes;
   if (dynamic_index_) {
@@ -494,15 +496,14 @@ Result<TableWrite::BucketWriter*> TableWrite::CreateBucketWriter(std::string key
                                                memory_.get(), next_sequence);
   writer->key_hashes = std::move(key_hashes);
   BucketWriter* raw = writer.get();
-  if (compaction_enabled()) TIDE_RETURN_IF_ERROR(StartCompaction(raw));
+  if (compaction_enabled()) TIDE_RETURN_IF_ERROR(StartCompaction(raw, restored));
   writers_.emplace(std::move(key), std::move(writer));
   return raw;
 }
 
-Status TableWrite::StartCompaction(BucketWriter* writer) {
-  TIDE_RETURN_IF_ERROR(LoadRestore());
+Status TableWrite::StartCompaction(BucketWriter* writer, const RestoredBucket* restored) {
   std::vector<DataFileMeta> files;
-  if (auto it = restore_files_.find(writer->key); it != restore_files_.end()) files = it->second;
+  if (restored) files = restored->files;
   auto levels = Levels::Create(std::move(files), options_.num_levels(), context_->layout.key_types, table_name_);
   if (!levels.ok()) {
     return levels.status().WithContext(fmt::format("table {}: restoring the levels of bucket {} of {}", table_name_,
@@ -564,10 +565,10 @@ Status TableWrite::Compact(bool full, const std::optional<std::vector<Row>>& par
   }
   TIDE_RETURN_IF_ERROR(LoadRestore());
   std::vector<std::string> keys;
-  for (const auto& [key, where] : restore_buckets_) {
-    if (buckets && std::find(buckets->begin(), buckets->end(), where.second) == buckets->end()) continue;
+  for (const auto& [key, where] : restored_) {
+    if (buckets && std::find(buckets->begin(), buckets->end(), where.bucket) == buckets->end()) continue;
     if (partitions) {
-      TIDE_ASSIGN_OR_RETURN(Row values, DeserializeBinaryRow(where.first, partition_types_));
+      TIDE_ASSIGN_OR_RETURN(Row values, DeserializeBinaryRow(where.partition, partition_types_));
       bool listed = std::any_of(partitions->begin(), partitions->end(),
                                 [&](const Row& p) { return CompareRows(p, values) == 0; });
       if (!listed) continue;
@@ -580,11 +581,11 @@ Status TableWrite::Compact(bool full, const std::optional<std::vector<Row>>& par
     if (auto it = writers_.find(key); it != writers_.end()) {
       w = it->second.get();
     } else {
-      const auto& [partition, bucket] = restore_buckets_.at(key);
-      TIDE_ASSIGN_OR_RETURN(Row values, DeserializeBinaryRow(partition, partition_types_));
+      const RestoredBucket& where = restored_.at(key);
+      TIDE_ASSIGN_OR_RETURN(Row values, DeserializeBinaryRow(where.partition, partition_types_));
       Row row(schema_.fields.size());
       for (size_t i = 0; i < partition_indices_.size(); ++i) row[static_cast<size_t>(partition_indices_[i])] = values[i];
-      TIDE_ASSIGN_OR_RETURN(w, CreateBucketWriter(key, partition, bucket, row));
+      TIDE_ASSIGN_OR_RETURN(w, CreateBucketWriter(key, where.partition, where.bucket, row));
     }
     TIDE_RETURN_IF_ERROR(Flush(w));
     TIDE_RETURN_IF_ERROR(SyncCompaction(w, true));
@@ -601,9 +602,7 @@ Status TableWrite::LoadRestore() {
   if (config_.ignore_previous_files) latest = std::optional<int64_t>();
   if (!*latest) {
     restore_snapshot_id_.reset();
-    restore_max_sequence_.clear();
-    restore_files_.clear();
-    restore_buckets_.clear();
+    restored_.clear();
     return Status::OK();
   }
   if (restore_snapshot_id_ == *latest) return Status::OK();
@@ -612,24 +611,26 @@ Status TableWrite::LoadRestore() {
   FileStoreScan scan(fs_, table_path_, table_name_, schema_);
   auto entries = scan.ReadLiveEntries(*snapshot);
   if (!entries.ok()) return entries.status().WithContext("table " + table_name_ + ", restoring the writer");
-  restore_max_sequence_.clear();
-  restore_files_.clear();
-  restore_buckets_.clear();
+  restored_.clear();
   for (ManifestEntry& e : *entries) {
-    std::string k = WriterKey(e.partition, e.bucket);
-    auto [it, inserted] = restore_max_sequence_.emplace(k, e.file.max_sequence_number);
-    if (!inserted) it->second = std::max(it->second, e.file.max_sequence_number);
-    restore_buckets_.emplace(k, std::make_pair(e.partition, e.bucket));
-    if (compaction_enabled()) restore_files_[k].push_back(std::move(e.file));
+    auto [it, inserted] = restored_.try_emplace(WriterKey(e.partition, e.bucket));
+    RestoredBucket& b = it->second;
+    if (inserted) {
+      b.partition = e.partition;
+      b.bucket = e.bucket;
+      b.max_sequence = e.file.max_sequence_number;
+    }
+    b.max_sequence = std::max(b.max_sequence, e.file.max_sequence_number);
+    if (compaction_enabled()) b.files.push_back(std::move(e.file));
   }
   restore_snapshot_id_ = **latest;
   return Status::OK();
 }
 
-Result<int64_t> TableWrite::RestoreNextSequence(const std::string& writer_key) {
+Result<const TableWrite::RestoredBucket*> TableWrite::RestoredBucketOf(const std::string& writer_key) {
   TIDE_RETURN_IF_ERROR(LoadRestore());
-  auto it = restore_max_sequence_.find(writer_key);
-  return it == restore_max_sequence_.end() ? int64_t{0} : it->second + 1;
+  auto it = restored_.find(writer_key);
+  return it == restored_.end() ? nullptr : &it->second;
 }
 
 Status TableWrite::FlushWhileOverBudget() {

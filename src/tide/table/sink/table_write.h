@@ -150,12 +150,19 @@ class TableWrite {
   void FillRetractPlaceholders(Row* row) const;
   Result<BucketWriter*> WriterFor(const Row& row);
   Result<BucketWriter*> CreateBucketWriter(std::string key, std::string partition, int32_t bucket, const Row& row);
+  // What the latest snapshot holds of one bucket, for a new writer of it.
+  struct RestoredBucket {
+    std::string partition;  // serialized BinaryRow
+    int32_t bucket = 0;
+    int64_t max_sequence = 0;          // the largest _MAX_SEQUENCE_NUMBER of its live files
+    std::vector<DataFileMeta> files;   // its live files (kept only when the writer compacts)
+  };
   // Reads the live files of the latest snapshot once per snapshot id, for new bucket writers.
   Status LoadRestore();
-  // The first sequence number of a new writer: the bucket's largest live one in the latest snapshot + 1.
-  Result<int64_t> RestoreNextSequence(const std::string& writer_key);
+  // The latest snapshot's state of the bucket `writer_key`, or nullptr when it has no live file there.
+  Result<const RestoredBucket*> RestoredBucketOf(const std::string& writer_key);
   // The compaction of a new primary-key bucket writer, over the bucket's live files.
-  Status StartCompaction(BucketWriter* writer);
+  Status StartCompaction(BucketWriter* writer, const RestoredBucket* restored);
   // Takes a compaction result (waiting for a running task when `blocking`) into the writer's pending
   // compact_before / compact_after.
   Status SyncCompaction(BucketWriter* writer, bool blocking);
@@ -195,12 +202,9 @@ class TableWrite {
   BucketWriter* last_writer_ = nullptr;
   std::string scratch_partition_, scratch_bucket_, scratch_key_;
 
-  // Live files' largest sequence number and the files themselves per writer key, as of snapshot
-  // `restore_snapshot_id_`.
+  // The buckets of snapshot `restore_snapshot_id_` by writer key.
   std::optional<int64_t> restore_snapshot_id_;
-  std::unordered_map<std::string, int64_t> restore_max_sequence_;
-  std::unordered_map<std::string, std::vector<DataFileMeta>> restore_files_;
-  std::unordered_map<std::string, std::pair<std::string, int32_t>> restore_buckets_;  // key -> (partition, bucket)
+  std::unordered_map<std::string, RestoredBucket> restored_;
 
   // Compaction: the context and thread of this writer's compactions (null when it does not compact),
   // and the PrepareCommits since the last full compaction (`full-compaction.delta-commits`).
