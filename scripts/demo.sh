@@ -3,11 +3,13 @@
 #   1. Tables written by Java Paimon (tests/fixtures/paimon-java/parquet), queried with `tide sql`:
 #      the latest state, time travel, a primary-key table merged on read.
 #   2. A local PostgreSQL 15 that the demo starts (initdb in a temporary folder, wal_level=logical, a
-#      free port on 127.0.0.1) with the field report's `orders` table (200,000 rows); `tide sync
-#      postgres` copies it and then follows a live workload of inserts, updates and deletes; the demo
-#      runs the field report's checks (row counts, key range and distinct keys, an UPDATE visible in
-#      `tide sql` within a second), stops the sync with SIGTERM and checks the lake row for row against
-#      PostgreSQL.
+#      free port on 127.0.0.1) with the field report's `orders` table (200,000 rows) and a `carts`
+#      table; `tide sync postgres` copies them into the field report's layout (orders partitioned by a
+#      day `dt` computed from update_time, primary key order_id, so updates move rows between days) and
+#      then follows a live workload of inserts, updates and deletes, an ADD COLUMN and a TRUNCATE; the
+#      demo runs the field report's checks (row counts, key range and distinct keys, an UPDATE visible
+#      in `tide sql` within a second), stops the sync with SIGTERM and checks the lake row for row
+#      against PostgreSQL.
 # Everything is removed on exit unless TIDE_DEMO_KEEP=1.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -68,32 +70,46 @@ echo "PostgreSQL $("$pg_bin/postgres" --version | awk '{print $3}') on 127.0.0.1
 psql_q -c "CREATE TABLE orders (order_id bigint PRIMARY KEY, user_id bigint NOT NULL, amount numeric(10,2),
              status text, create_time timestamp(3), update_time timestamp(3))"
 psql_q -c "INSERT INTO orders SELECT g, (g * 7919) % 1000, round((g % 9973) * 1.37, 2), 'created',
-             timestamp '2026-11-01 08:00:00' + g * interval '1.001 second', NULL FROM generate_series(1, 200000) g"
-echo "orders: $(psql_q -tAc "SELECT count(*) FROM orders") rows"
+             timestamp '2026-11-01 08:00:00' + g * interval '1.001 second',
+             timestamp '2026-11-01 08:00:00' + g * interval '1.001 second' FROM generate_series(1, 200000) g"
+psql_q -c "CREATE TABLE carts (cart_id bigint PRIMARY KEY, user_id bigint NOT NULL, items int NOT NULL)"
+psql_q -c "INSERT INTO carts SELECT g, g % 1000, g % 7 + 1 FROM generate_series(1, 5000) g"
+echo "orders: $(psql_q -tAc "SELECT count(*) FROM orders") rows, carts: $(psql_q -tAc "SELECT count(*) FROM carts") rows"
 
+# The field report's orders_paimon: PRIMARY KEY (order_id), PARTITIONED BY (dt), dt computed from
+# update_time. An UPDATE moves an order to the day of its update_time (Paimon's cross-partition update
+# mode); the computed column applies to the tables that have update_time (orders, not carts).
 wh="$work/lake"
-printf '\n$ tide sync postgres --warehouse %s --database shop --postgres "%s" --tables public.orders --table-conf bucket=4 &\n' "$wh" "$conn"
-"$tide" sync postgres --warehouse "$wh" --database shop --postgres "$conn" --tables public.orders \
-  --table-conf bucket=4 2> >(sed -u 's/^/  | /' >&2) &
+printf '\n$ tide sync postgres --warehouse %s --database shop --postgres "%s" \\\n    --tables public.orders,public.carts --computed-column "dt=date_format(update_time, yyyy-MM-dd)" --partition-keys dt &\n' "$wh" "$conn"
+"$tide" sync postgres --warehouse "$wh" --database shop --postgres "$conn" --tables public.orders,public.carts \
+  --computed-column "dt=date_format(update_time, yyyy-MM-dd)" --partition-keys dt 2> >(sed -u 's/^/  | /' >&2) &
 sync_pid=$!
-lake_count() { "$tide" sql --warehouse "$wh" --format csv "SELECT count(*) FROM shop.orders" 2>/dev/null | tail -1; }
+lake_count() { "$tide" sql --warehouse "$wh" --format csv "SELECT count(*) FROM shop.${1:-orders}" 2>/dev/null | tail -1; }
 for _ in $(seq 1 600); do
   [ "$(lake_count)" = "200000" ] && break
   sleep 0.1
 done
 echo "The initial copy is in the lake: $(lake_count) rows"
+show "$tide" sql --warehouse "$wh" "SELECT dt, count(*) AS orders FROM shop.orders GROUP BY dt ORDER BY dt"
 
-echo "Workload: 20 transactions of inserts, updates and deletes, one every 100 ms, while the sync runs"
+echo "Workload: 20 transactions of inserts, updates (moving orders to today's partition) and deletes, one"
+echo "every 100 ms, with an ALTER TABLE orders ADD COLUMN and a TRUNCATE of carts on the way"
 for batch in $(seq 0 19); do
+  extra=""
+  if [ "$batch" = 8 ]; then extra="ALTER TABLE orders ADD COLUMN coupon text;"; fi
+  if [ "$batch" -ge 8 ]; then coupon="'C' || (g % 10)"; else coupon=""; fi
+  if [ "$batch" = 14 ]; then extra="TRUNCATE carts; INSERT INTO carts SELECT g, g % 100, 1 FROM generate_series(1, 50) g;"; fi
   psql_q <<SQL
 BEGIN;
-INSERT INTO orders
+$extra
+INSERT INTO orders (order_id, user_id, amount, status, create_time, update_time${coupon:+, coupon})
   SELECT g, (g * 7919) % 1000, round((g % 9973) * 1.37, 2), 'created',
-         timestamp '2026-11-01 08:00:00' + g * interval '1.001 second', NULL
+         timestamp '2026-12-02 08:00:00' + g * interval '10 ms', timestamp '2026-12-02 08:00:00' + g * interval '10 ms'
+         ${coupon:+, $coupon}
   FROM generate_series(200000 + $batch * 500 + 1, 200000 + $batch * 500 + 500) g;
-UPDATE orders SET status = 'paid', amount = amount + 1, update_time = create_time + interval '5 minutes'
-  WHERE order_id % 3 = 0 AND order_id > 200000 + $batch * 500 - 1000 AND status = 'created';
-DELETE FROM orders WHERE order_id % 17 = 0 AND order_id <= 200000 + $batch * 500;
+UPDATE orders SET status = 'paid', amount = amount + 1, update_time = timestamp '2026-12-02 09:00:00' + order_id * interval '1 ms'
+  WHERE order_id % 97 = $batch AND status = 'created';
+DELETE FROM orders WHERE order_id % 1013 = $batch;
 COMMIT;
 SQL
   sleep 0.1
@@ -118,18 +134,22 @@ printf '\n$ kill -TERM %s   # the sync commits what it holds, acknowledges it, e
 kill -TERM "$sync_pid"; wait "$sync_pid"; sync_pid=""
 show "$tide" sql --warehouse "$wh" \
   "SELECT status, count(*) AS orders, sum(amount) AS amount FROM shop.orders GROUP BY status ORDER BY status"
+show "$tide" sql --warehouse "$wh" "SELECT dt, count(*) AS orders FROM shop.orders GROUP BY dt ORDER BY dt"
 show "$tide" table describe --warehouse "$wh" shop.orders
 
 echo
 echo "Check: every row of PostgreSQL's orders equals the lake's, column for column"
 psql_q -A -F, -P footer=off -c "SELECT order_id, user_id, amount, status,
     (extract(epoch FROM create_time) * 1000)::bigint AS create_ms,
-    (extract(epoch FROM update_time) * 1000)::bigint AS update_ms FROM orders ORDER BY order_id" >"$work/pg.csv"
+    (extract(epoch FROM update_time) * 1000)::bigint AS update_ms, coupon, to_char(update_time, 'YYYY-MM-DD') AS dt
+    FROM orders ORDER BY order_id" >"$work/pg.csv"
 "$tide" sql --warehouse "$wh" --format csv "SELECT order_id, user_id, amount, status,
-    epoch_ms(create_time) AS create_ms, epoch_ms(update_time) AS update_ms FROM shop.orders ORDER BY order_id" \
+    epoch_ms(create_time) AS create_ms, epoch_ms(update_time) AS update_ms, coupon, dt FROM shop.orders ORDER BY order_id" \
   >"$work/lake.csv"
+psql_q -A -F, -P footer=off -c "SELECT cart_id, user_id, items FROM carts ORDER BY cart_id" >>"$work/pg.csv"
+"$tide" sql --warehouse "$wh" --format csv "SELECT cart_id, user_id, items FROM shop.carts ORDER BY cart_id" >>"$work/lake.csv"
 if diff -q "$work/pg.csv" "$work/lake.csv" >/dev/null; then
-  echo "OK: $(($(wc -l <"$work/pg.csv") - 1)) rows equal in PostgreSQL and in the lake"
+  echo "OK: $(($(wc -l <"$work/pg.csv") - 2)) rows (orders with their day partition, and carts) equal in PostgreSQL and in the lake"
 else
   echo "MISMATCH between PostgreSQL and the lake:" >&2
   diff "$work/pg.csv" "$work/lake.csv" | head -20 >&2

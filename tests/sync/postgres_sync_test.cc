@@ -24,6 +24,9 @@
 #include "tide/sync/postgres_sync.h"
 #include "tide/sync/table_selection.h"
 #include "tide/sync/table_sink.h"
+#include "tide/table/operation/file_store_commit.h"
+#include "tide/table/sink/table_write.h"
+#include "tide/table/snapshot/snapshot_manager.h"
 #include "tide/table/table.h"
 
 namespace tide {
@@ -246,9 +249,9 @@ TEST_F(PostgresSyncTest, TruncateEmptiesTheTablesInStreamOrder) {
   ASSERT_TRUE(sync.Stop().ok());
 }
 
-// A primary-key table in dynamic bucket mode (bucket = -1, the default) cannot be overwritten: its
-// TRUNCATE becomes a -D of every live key, with the same result.
-TEST_F(PostgresSyncTest, TruncateOfADynamicBucketTableDeletesEveryKey) {
+// A primary-key table in dynamic bucket mode (bucket = -1, the default): its TRUNCATE is an OVERWRITE
+// snapshot too, written by a writer whose HASH index starts empty.
+TEST_F(PostgresSyncTest, TruncateOfADynamicBucketTableOverwritesIt) {
   Sql("CREATE TABLE orders (id bigint PRIMARY KEY, amount numeric(10,2) NOT NULL, note text)", db_);
   Sql("INSERT INTO orders SELECT g, g, 'o' FROM generate_series(1, 500) g", db_);
   SyncThread sync(Options({{"public", "orders"}}));
@@ -259,6 +262,205 @@ TEST_F(PostgresSyncTest, TruncateOfADynamicBucketTableDeletesEveryKey) {
   ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_));
   EXPECT_EQ(LakeRows(TablePath("orders")), (std::vector<std::string>{"1|7.00|after", "2000|2.00|new"}));
   ASSERT_TRUE(sync.Stop().ok());
+  SnapshotManager snapshots(FileSystem::Local(), TablePath("orders"));
+  bool overwritten = false;
+  for (int64_t id = 1; id <= snapshots.LatestId().value().value_or(0); ++id) {
+    auto snapshot = snapshots.Get(id);
+    if (snapshot.ok() && snapshot->commit_kind == CommitKind::kOverwrite) overwritten = true;
+  }
+  EXPECT_TRUE(overwritten) << "the TRUNCATE is an OVERWRITE snapshot";
+  // Later keys land in the buckets a fresh HASH index gives them, each key once.
+  Sql("INSERT INTO orders SELECT g, g, 'x' FROM generate_series(3000, 3200) g; UPDATE orders SET note = 'y' WHERE id = 1",
+      db_);
+  SyncThread again(Options({{"public", "orders"}}));
+  ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_));
+  ASSERT_TRUE(again.Stop().ok());
+}
+
+// The field report's own layout: PRIMARY KEY (order_id), PARTITIONED BY (dt) with dt computed from
+// update_time, so an UPDATE moves a row to another day: Paimon's cross-partition update mode (bucket
+// -1, a key index). Deletes send the key only (REPLICA IDENTITY DEFAULT). The lake never holds two rows
+// for one key: across moves, restarts (the index is rebuilt from the lake) and a TRUNCATE.
+TEST_F(PostgresSyncTest, CrossPartitionUpdatesMoveRowsBetweenDays) {
+  Sql("CREATE TABLE orders (order_id bigint PRIMARY KEY, status text NOT NULL, update_time timestamp(3))", db_);
+  Sql("INSERT INTO orders SELECT g, 'created', timestamp '2026-11-28 12:00:00' + (g % 3) * interval '1 day' "
+      "FROM generate_series(1, 600) g",
+      db_);
+  PostgresSyncOptions options = Options({{"public", "orders"}});
+  options.computed_columns = {ScopedValue::Parse("dt=date_format(update_time, yyyy-MM-dd)").value()};
+  options.partition_keys = {ScopedValue::Parse("dt").value()};
+  const std::string select =
+      "SELECT concat_ws('|', order_id::text, status, coalesce(to_char(update_time, 'YYYY-MM-DD HH24:MI:SS') || "
+      "'.000', '\\N'), coalesce(to_char(update_time, 'YYYY-MM-DD'), '\\N')) FROM orders";
+  const std::string path = TablePath("orders");
+  {
+    SyncThread sync(options);
+    ASSERT_TRUE(WaitEqual(path, select, db_) || !sync.done()) << sync.Stop().ToString();
+    // Moves: one day later, twice in one transaction, back again; a key-only delete; a new row.
+    Sql("UPDATE orders SET status = 'paid', update_time = update_time + interval '1 day' WHERE order_id <= 100", db_);
+    Sql("BEGIN; UPDATE orders SET update_time = timestamp '2026-12-05 08:00:00' WHERE order_id BETWEEN 101 AND 150; "
+        "UPDATE orders SET update_time = timestamp '2026-12-06 08:00:00', status = 'moved twice' WHERE order_id "
+        "BETWEEN 101 AND 120; COMMIT",
+        db_);
+    Sql("DELETE FROM orders WHERE order_id BETWEEN 140 AND 160; INSERT INTO orders VALUES (5000, 'new', NULL)", db_);
+    Sql("UPDATE orders SET update_time = timestamp '2026-11-28 01:00:00' WHERE order_id BETWEEN 1 AND 10", db_);
+    ASSERT_TRUE(WaitEqual(path, select, db_) || !sync.done()) << sync.Stop().ToString();
+    ASSERT_TRUE(sync.Stop().ok());
+  }
+  auto table = Table::Open(FileSystem::Local(), path, "shop.orders");
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ((*table)->latest_schema().primary_keys, (std::vector<std::string>{"order_id"}));
+  EXPECT_EQ((*table)->latest_schema().partition_keys, (std::vector<std::string>{"dt"}));
+  EXPECT_FALSE(FileSystem::Local()->Exists(path + "/index").value()) << "no HASH index in this mode";
+  EXPECT_TRUE(FileSystem::Local()->Exists(path + "/dt=2026-12-06").value());
+  // While stopped: more moves. The restarted sync rebuilds its key index from the lake.
+  Sql("UPDATE orders SET update_time = timestamp '2026-12-24 18:00:00', status = 'xmas' WHERE order_id % 7 = 0", db_);
+  Sql("DELETE FROM orders WHERE order_id BETWEEN 30 AND 35; UPDATE orders SET update_time = NULL WHERE order_id = 40",
+      db_);
+  {
+    SyncThread sync(options);
+    ASSERT_TRUE(WaitEqual(path, select, db_) || !sync.done()) << sync.Stop().ToString();
+    // A TRUNCATE, then rows whose keys the old table held in other partitions.
+    Sql("BEGIN; TRUNCATE orders; INSERT INTO orders VALUES (7, 'again', '2026-11-30 00:00:00'), (8, 'again', NULL); "
+        "COMMIT; UPDATE orders SET update_time = '2026-12-01 00:00:00' WHERE order_id = 7",
+        db_);
+    ASSERT_TRUE(WaitEqual(path, select, db_) || !sync.done()) << sync.Stop().ToString();
+    ASSERT_TRUE(sync.Stop().ok());
+  }
+  std::vector<std::string> rows = LakeRows(path);
+  EXPECT_EQ(rows, (std::vector<std::string>{"7|again|2026-12-01 00:00:00.000|2026-12-01", "8|again|\\N|\\N"}));
+}
+
+// Runs the tide binary with `args` to completion; returns its exit code and what it printed on stderr.
+std::pair<int, std::string> RunTide(const std::vector<std::string>& args, const std::string& scratch_dir) {
+  std::vector<std::string> argv = {testing::BuildDir() + "/tide"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> ptrs;
+  for (auto& a : argv) ptrs.push_back(a.data());
+  ptrs.push_back(nullptr);
+  const std::string err_path = scratch_dir + "/tide.stderr";
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(err, 2);
+    ::execv(ptrs[0], ptrs.data());
+    _exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  auto text = FileSystem::Local()->ReadFile(err_path);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.ok() ? *text : std::string()};
+}
+
+// `tide sync resync`: one table is copied again at a position of its own (an OVERWRITE replacing its
+// lake rows, here after rows were lost from the lake), and the sync then continues from there for it
+// while the other table keeps its own position.
+TEST_F(PostgresSyncTest, ResyncCopiesOneTableAgainAndTheSyncContinues) {
+  Sql("CREATE TABLE orders (id bigint PRIMARY KEY, amount numeric(10,2) NOT NULL, note text)", db_);
+  Sql("CREATE TABLE events (id bigint NOT NULL, payload text)", db_);
+  Sql("INSERT INTO orders SELECT g, g, 'o' FROM generate_series(1, 400) g", db_);
+  Sql("INSERT INTO events SELECT g, 'e' FROM generate_series(1, 100) g", db_);
+  PostgresSyncOptions options = Options({{"public", "orders"}, {"public", "events"}});
+  {
+    SyncThread sync(options);
+    ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_) || !sync.done()) << sync.Stop().ToString();
+    ASSERT_TRUE(WaitEqual(TablePath("events"), kEventsSelect, db_));
+    {
+      Status stopped = sync.Stop();
+      ASSERT_TRUE(stopped.ok()) << stopped.ToString();
+    }
+  }
+  // The lake loses rows behind the sync's back (another writer deletes them).
+  {
+    auto table = Table::Open(FileSystem::Local(), TablePath("orders"), "shop.orders").value();
+    auto write = TableWrite::Create(FileSystem::Local(), TablePath("orders"), table->latest_schema(), "vandal", {});
+    ASSERT_TRUE(write.ok()) << write.status().ToString();
+    for (int64_t id = 1; id <= 50; ++id) {
+      ASSERT_TRUE((*write)->Write(RowKind::kDelete, Row{Datum(id), Datum(DecimalValue{}), Datum()}).ok());
+    }
+    auto messages = (*write)->PrepareCommit();
+    ASSERT_TRUE(messages.ok());
+    auto committer = FileStoreCommit::Create(FileSystem::Local(), TablePath("orders"), "shop.orders").value();
+    CommitOptions commit;
+    commit.commit_user = "vandal";
+    commit.commit_identifier = 1;
+    ASSERT_TRUE(committer->Commit(*messages, commit).ok());
+  }
+  EXPECT_EQ(LakeRows(TablePath("orders")).size(), 350u);
+  Sql("UPDATE orders SET note = 'while stopped' WHERE id > 390; INSERT INTO events VALUES (1000, 'while stopped')",
+      db_);
+  std::vector<std::string> common = {"--warehouse", warehouse_, "--database", "shop", "--postgres", options.conninfo,
+                                     "--slot", options.slot, "--publication", options.publication};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"sync", "resync"};
+    args.insert(args.end(), common.begin(), common.end());
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  auto [code, err] = RunTide(with({"--table", "shop.orders"}), dir_.path());
+  ASSERT_EQ(code, 0) << err;
+  EXPECT_NE(err.find("copied again"), std::string::npos) << err;
+  EXPECT_EQ(LakeRows(TablePath("orders")), PgRows(kOrdersSelect, db_)) << "the copy replaced the lake's rows";
+  // A table the sync did not write, and one that does not exist: clear errors.
+  auto [missing_code, missing_err] = RunTide(with({"--table", "nope"}), dir_.path());
+  EXPECT_EQ(missing_code, 1);
+  EXPECT_NE(missing_err.find("does not exist"), std::string::npos) << missing_err;
+  // The sync continues: orders from the resync's position, events from its own (the row inserted while
+  // stopped arrives from the stream), and new changes to both.
+  Sql("UPDATE orders SET note = 'after resync' WHERE id <= 10; INSERT INTO events VALUES (1001, 'after')", db_);
+  SyncThread sync(options);
+  ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_) || !sync.done()) << sync.Stop().ToString();
+  ASSERT_TRUE(WaitEqual(TablePath("events"), kEventsSelect, db_));
+  {
+      Status stopped = sync.Stop();
+      ASSERT_TRUE(stopped.ok()) << stopped.ToString();
+    }
+  SnapshotManager snapshots(FileSystem::Local(), TablePath("orders"));
+  bool overwritten = false;
+  for (int64_t id = 1; id <= snapshots.LatestId().value().value_or(0); ++id) {
+    auto snapshot = snapshots.Get(id);
+    if (snapshot.ok() && snapshot->commit_kind == CommitKind::kOverwrite) overwritten = true;
+  }
+  EXPECT_TRUE(overwritten);
+}
+
+// Unchanged TOASTed values (`u` in pgoutput) under REPLICA IDENTITY DEFAULT are filled from the row's
+// current value: the lake's committed row, or a newer row of the same commit window, or the old key's
+// row when the key changes; never NULL, and right across a restart.
+TEST_F(PostgresSyncTest, UnchangedToastedValuesAreFilledFromTheCurrentRow) {
+  Sql("CREATE TABLE docs (id bigint PRIMARY KEY, status text NOT NULL, body text)", db_);
+  // EXTERNAL: stored out of line without compression, so PostgreSQL sends 'u' when it is unchanged.
+  Sql("ALTER TABLE docs ALTER COLUMN body SET STORAGE EXTERNAL", db_);
+  Sql("INSERT INTO docs SELECT g, 'new', repeat(md5(g::text), 100) FROM generate_series(1, 200) g", db_);
+  const std::string select = "SELECT concat_ws('|', id::text, status, coalesce(body, '\\N')) FROM docs";
+  const std::string path = TablePath("docs");
+  PostgresSyncOptions options = Options({{"public", "docs"}});
+  options.commit_interval = std::chrono::milliseconds(1500);  // several transactions share a commit
+  {
+    SyncThread sync(options);
+    ASSERT_TRUE(WaitEqual(path, select, db_) || !sync.done()) << sync.Stop().ToString();
+    // From the lake's committed rows.
+    Sql("UPDATE docs SET status = 'seen' WHERE id <= 20", db_);
+    // From rows written since the last commit: a new body, then a status change of the same row.
+    Sql("UPDATE docs SET body = repeat('b', 3000) WHERE id = 21", db_);
+    Sql("UPDATE docs SET status = 'after new body' WHERE id = 21", db_);
+    Sql("BEGIN; INSERT INTO docs VALUES (500, 'inserted', repeat('i', 4000)); "
+        "UPDATE docs SET status = 'same txn' WHERE id = 500; COMMIT",
+        db_);
+    // A key change: the old key's row gives the value.
+    Sql("UPDATE docs SET id = 1005 WHERE id = 5", db_);
+    ASSERT_TRUE(WaitEqual(path, select, db_) || !sync.done()) << sync.Stop().ToString();
+    ASSERT_TRUE(sync.Stop().ok());
+  }
+  Sql("UPDATE docs SET status = 'while stopped' WHERE id IN (21, 500, 1005, 30)", db_);
+  {
+    SyncThread sync(options);
+    ASSERT_TRUE(WaitEqual(path, select, db_) || !sync.done()) << sync.Stop().ToString();
+    ASSERT_TRUE(sync.Stop().ok());
+  }
+  for (const std::string& row : LakeRows(path)) {
+    EXPECT_EQ(row.find("\\N"), std::string::npos) << "a NULL body in the lake: " << row.substr(0, 40);
+  }
 }
 
 // The field report's layout: tables chosen by pattern, named with a prefix, partitioned by a day

@@ -13,7 +13,11 @@
 
 #include "tide/base/logging.h"
 #include "tide/base/strings.h"
+#include "tide/catalog/catalog.h"
+#include "tide/io/file_system.h"
 #include "tide/postgres/publication.h"
+#include "tide/sync/table_sink.h"
+#include "tide/table/schema/schema_manager.h"
 #include "tide/sync/postgres_sync.h"
 #include "tide/sync/table_selection.h"
 
@@ -111,6 +115,81 @@ Status Run(const SyncFlags& flags) {
   return st;
 }
 
+struct ResyncFlags {
+  std::string warehouse;
+  std::string database;
+  std::string postgres;
+  std::string table;
+  std::string slot;
+  std::string publication;
+  int copy_workers = 4;
+};
+
+// `tide sync resync`: the lake table's source (from the sync's own snapshots), its computed and
+// metadata columns (from the column comments the sync wrote), copied again at a fresh position.
+Status Resync(const ResyncFlags& flags) {
+  PostgresSyncOptions options;
+  options.warehouse = flags.warehouse;
+  options.database = flags.database;
+  options.conninfo = flags.postgres;
+  options.slot = flags.slot.empty() ? "tide_" + ToLower(flags.database) : flags.slot;
+  options.publication = flags.publication.empty() ? options.slot : flags.publication;
+  options.manage_publication = flags.publication.empty();
+  if (flags.copy_workers < 1) return Status::InvalidArgument("--copy-workers must be at least 1");
+  options.copy_workers = flags.copy_workers;
+  std::string table = ToLower(flags.table);
+  if (size_t dot = table.find('.'); dot != std::string::npos) {
+    if (table.substr(0, dot) != ToLower(flags.database)) {
+      return Status::InvalidArgument("--table {} is not a table of --database {}", flags.table, flags.database);
+    }
+    table = table.substr(dot + 1);
+  }
+  FileSystem* fs = FileSystem::Local();
+  TIDE_ASSIGN_OR_RETURN(auto catalog, Catalog::Open(fs, flags.warehouse));
+  TableIdentifier id{ToLower(flags.database), table};
+  const std::string path = catalog->TablePath(id);
+  TIDE_ASSIGN_OR_RETURN(bool exists, fs->Exists(JoinPath(path, "schema")));
+  if (!exists) return Status::NotFound("lake table {} does not exist in {}", id.ToString(), flags.warehouse);
+  TIDE_ASSIGN_OR_RETURN(SinkPosition position, ReadSinkPosition(fs, path, PostgresSync::CommitUser(options.slot)));
+  if (position.source_table.empty()) {
+    return Status::NotFound(
+        "lake table {} holds no commit of the sync on replication slot {}, so its source is unknown; name the "
+        "slot the table is synced with (--slot)",
+        id.ToString(), options.slot);
+  }
+  TIDE_ASSIGN_OR_RETURN(PgTableName source, ParsePgTableName(position.source_table));
+  TIDE_ASSIGN_OR_RETURN(TableSchema schema, SchemaManager(fs, path).Latest());
+  for (const DataField& f : schema.fields) {
+    if (!f.description) continue;
+    if (StartsWith(*f.description, "computed: ")) {
+      TIDE_ASSIGN_OR_RETURN(ScopedValue spec, ScopedValue::Parse(f.description->substr(10)));
+      options.computed_columns.push_back(std::move(spec));
+    } else if (StartsWith(*f.description, "metadata: ")) {
+      TIDE_ASSIGN_OR_RETURN(auto columns, ParseMetadataColumns(f.description->substr(10)));
+      for (MetadataColumn c : columns) options.metadata_columns.push_back(c);
+    }
+  }
+  options.tables = {source};
+  options.target_names[source] = table;
+  options.resync = {source};
+  options.copy_only = true;
+  options.on_progress = [](const std::string& line) { std::cerr << "tide sync: " << line << std::endl; };
+  PostgresSync sync(std::move(options));
+  g_sync.store(&sync);
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  Status st = sync.Run();
+  g_sync.store(nullptr);
+  if (st.ok()) {
+    std::cerr << "tide sync: " << source.ToString() << " copied again into " << id.ToString() << " ("
+              << sync.stats().copied_rows << " rows); the sync continues from there when it starts" << std::endl;
+  }
+  return st;
+}
+
 }  // namespace
 
 void RegisterSync(CLI::App& app) {
@@ -149,6 +228,25 @@ void RegisterSync(CLI::App& app) {
   pg->add_option("--commit-interval", flags->commit_interval,
                  "how often buffered changes are committed (at a transaction boundary), e.g. 500ms, 2s; default 500ms");
   pg->add_option("--copy-workers", flags->copy_workers, "PostgreSQL sessions copying tables in parallel (default 4)");
+  auto resync_flags = std::make_shared<ResyncFlags>();
+  CLI::App* resync = sync->add_subcommand(
+      "resync", "Copy one synced table again from PostgreSQL, replacing its lake contents (the sync must be stopped)");
+  resync->add_option("--warehouse", resync_flags->warehouse, "the lake's warehouse folder")->required();
+  resync->add_option("--database", resync_flags->database, "the lake database of the table")->required();
+  resync->add_option("--postgres", resync_flags->postgres, "libpq connection string or postgresql:// URI")->required();
+  resync->add_option("--table", resync_flags->table, "the lake table to copy again (T or DB.T)")->required();
+  resync->add_option("--slot", resync_flags->slot, "the sync's replication slot (default tide_<database>)");
+  resync->add_option("--publication", resync_flags->publication, "the sync's publication (default: the slot's name)");
+  resync->add_option("--copy-workers", resync_flags->copy_workers, "PostgreSQL sessions copying in parallel (default 4)");
+  resync->callback([resync_flags, &app] {
+    InitLogging(app.count("--verbose") > 0 ? LogLevel::kDebug : LogLevel::kWarn);
+    Status st = Resync(*resync_flags);
+    if (!st.ok()) {
+      std::cerr << "tide sync resync: " << st.ToString() << std::endl;
+      throw CLI::RuntimeError(1);
+    }
+    throw CLI::RuntimeError(0);
+  });
   pg->callback([flags, &app] {
     InitLogging(app.count("--verbose") > 0 ? LogLevel::kDebug : LogLevel::kWarn);
     Status st = Run(*flags);

@@ -23,6 +23,7 @@
 namespace tide {
 
 std::string PostgresSync::TargetName(const PgTableName& table) const {
+  if (auto it = options_.target_names.find(table); it != options_.target_names.end()) return it->second;
   if (options_.selection) return options_.selection->TargetName(table);
   return ToLower(options_.table_prefix + table.name + options_.table_suffix);
 }
@@ -205,8 +206,22 @@ class Pipeline {
       }
       if (!exists || sinks_.at(table)->committed().copy_lsn == kInvalidLsn) to_copy.push_back(table);
     }
+    for (const PgTableName& table : o_.resync) {
+      if (std::find(o_.tables.begin(), o_.tables.end(), table) == o_.tables.end()) {
+        return Status::InvalidArgument("{} is not among the synced tables; it cannot be copied again",
+                                       table.ToString());
+      }
+      if (std::find(to_copy.begin(), to_copy.end(), table) == to_copy.end()) to_copy.push_back(table);
+      resync_.insert(table);
+    }
 
     TIDE_ASSIGN_OR_RETURN(auto slot, FindReplicationSlot(*sql_, o_.slot));
+    if (!slot && o_.copy_only) {
+      return Status::NotFound(
+          "replication slot {} does not exist: no sync has run with it, so there is nothing to copy again; start "
+          "tide sync postgres (it copies every table first)",
+          o_.slot);
+    }
     if (!slot) {
       // A new slot: every table is copied at its consistent point. A table that already holds data of
       // an earlier slot cannot be continued: the changes after its position are gone.
@@ -234,6 +249,7 @@ class Pipeline {
       TIDE_ASSIGN_OR_RETURN(CreatedSlot created, CreateReplicationSlot(*repl, temp, {true, SlotSnapshotAction::kExport}));
       TIDE_RETURN_IF_ERROR(Copy(to_copy, created.snapshot_name, created.consistent_point, repl));
     }
+    if (o_.copy_only || stop_->load()) return Status::OK();
     return Stream();
   }
 
@@ -305,7 +321,14 @@ class Pipeline {
       TIDE_ASSIGN_OR_RETURN(ColumnDetails details, ReadColumnDetails(*sql_, relation->table));
       TIDE_RETURN_IF_ERROR(CreateTargetTable(*catalog_, id, *relation, layout, details, o_));
       if (!sinks_.count(relation->table)) TIDE_RETURN_IF_ERROR(OpenSink(relation->table));
-      TIDE_RETURN_IF_ERROR(sinks_.at(relation->table)->CheckSource(*relation));
+      TableSink& sink = *sinks_.at(relation->table);
+      TIDE_RETURN_IF_ERROR(sink.CheckSource(*relation));
+      if (resync_.count(relation->table)) {
+        // Copied again: the copy replaces the table's contents (an OVERWRITE at the copy's position).
+        TIDE_RETURN_IF_ERROR(sink.Truncate());
+        Progress(fmt::format("copying {} again into {}, replacing its rows", relation->table.ToString(),
+                             sink.table_name()));
+      }
     }
     Progress(fmt::format("copying {} table(s) at {}", tables.size(), FormatLsn(lsn)));
     while (true) {
@@ -320,7 +343,12 @@ class Pipeline {
                              sink.rows_written()));
       }
       copy->Recycle(std::move(*batch));
-      if (stop_->load()) return Status::Aborted("stopped during the initial copy");
+      if (stop_->load()) {
+        if (o_.copy_only) return Status::Aborted("stopped before the copy was complete; no table was replaced");
+        // A clean stop: the tables copied so far are committed; the others are copied at the next start.
+        Progress("stopped during the initial copy; tables not copied yet are copied when the sync starts again");
+        return Status::OK();
+      }
     }
     return Status::OK();
   }
@@ -405,7 +433,8 @@ class Pipeline {
       } else if (auto* change = std::get_if<RowChange>(&event)) {
         TableSink* sink = SinkOf(*change->relation);
         if (sink == nullptr || sink->Holds(txn.commit_lsn)) continue;
-        result = sink->Apply(*change, txn.commit_time_micros);
+        result = sink->Apply(*change, TableSink::TransactionContext{txn.commit_time_micros, last_commit_lsn,
+                                                                     touched.count(sink) > 0});
         if (!result.ok()) break;
         touched.insert(sink);
         ++stats_->streamed_changes;
@@ -464,6 +493,7 @@ class Pipeline {
   std::string source_database_;  // current_database() of the source, for the database_name metadata column
   std::unique_ptr<Catalog> catalog_;
   std::map<PgTableName, std::unique_ptr<TableSink>> sinks_;
+  std::set<PgTableName> resync_;  // tables copied again (o_.resync)
   Clock::time_point last_commit_ = Clock::now();
 };
 

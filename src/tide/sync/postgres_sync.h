@@ -27,6 +27,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -64,6 +65,13 @@ struct PostgresSyncOptions {
   bool manage_publication = true;
   std::string table_prefix, table_suffix;
   std::vector<std::pair<std::string, std::string>> table_conf;  // options of tables created by the sync
+  // Lake names given explicitly (`tide sync resync`), before the selection's and the prefix's.
+  std::map<PgTableName, std::string> target_names;
+  // Tables copied again at start (`tide sync resync`): under the exported snapshot of a temporary slot,
+  // at a position of their own, and committed as an OVERWRITE that replaces their lake contents.
+  std::vector<PgTableName> resync;
+  // Stop once the copies are committed instead of following the stream.
+  bool copy_only = false;
   std::chrono::milliseconds commit_interval{500};
   int copy_workers = 4;
   // Progress lines (copy finished, commits); default: none.

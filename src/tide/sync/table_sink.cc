@@ -8,6 +8,7 @@
 
 #include "tide/table/schema/schema_change.h"
 #include "tide/table/schema/schema_manager.h"
+#include "tide/table/crosspartition/global_index_assigner.h"
 #include "tide/table/schema/core_options.h"
 #include "tide/table/snapshot/snapshot_manager.h"
 #include "tide/table/table.h"
@@ -33,6 +34,9 @@ Result<SinkPosition> ReadSinkPosition(FileSystem* fs, const std::string& table_p
       auto it = s->properties->find(std::string(kCopyLsnProperty));
       if (it != s->properties->end()) {
         TIDE_ASSIGN_OR_RETURN(position.copy_lsn, ParseLsn(it->second));
+      }
+      if (auto source = s->properties->find(std::string(kSourceTableProperty)); source != s->properties->end()) {
+        position.source_table = source->second;
       }
     }
     break;
@@ -65,9 +69,12 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(FileSystem* fs, std::string t
   for (const std::string& key : sink->schema_.primary_keys) {
     sink->key_columns_.push_back(sink->schema_.FieldIndex(key));
   }
+  std::vector<DataType> key_types;
+  for (int k : sink->key_columns_) key_types.push_back(sink->schema_.fields[static_cast<size_t>(k)].type);
+  sink->key_writer_ = std::make_unique<BinaryRowWriter>(std::move(key_types));
   TIDE_ASSIGN_OR_RETURN(sink->committed_, ReadSinkPosition(fs, sink->table_path_, sink->commit_user_));
   TIDE_ASSIGN_OR_RETURN(CoreOptions options, CoreOptions::Create(sink->schema_, sink->table_name_));
-  sink->dynamic_bucket_keys_ = sink->schema_.HasPrimaryKey() && options.bucket() == -1;
+  sink->cross_partition_ = options.bucket() == -1 && IsCrossPartitionUpdate(sink->schema_);
   TIDE_RETURN_IF_ERROR(sink->NewWriter());
   TIDE_ASSIGN_OR_RETURN(sink->commit_, FileStoreCommit::Create(fs, sink->table_path_, sink->table_name_));
   return sink;
@@ -86,35 +93,14 @@ Status TableSink::NewWriter(bool for_overwrite) {
 
 Status TableSink::Truncate() {
   if (!failed_.ok()) return failed_;
-  // The rows buffered so far came before the TRUNCATE: they go with the table.
-  Status s = NewWriter(/*for_overwrite=*/!dynamic_bucket_keys_);
+  // The rows buffered so far came before the TRUNCATE: they go with the table. The writer of what
+  // follows starts from an empty table (no files, no bucket assignments), so a whole-table overwrite
+  // publishes it in every bucket mode.
+  Status s = NewWriter(/*for_overwrite=*/true);
   if (!s.ok()) return Fail(s);
   pending_ = true;
-  if (!dynamic_bucket_keys_) {
-    truncate_ = true;
-    return Status::OK();
-  }
-  // Every live key of the committed table gets a -D (the new writer finds each key's bucket).
-  auto table = Table::Open(fs_, table_path_, table_name_);
-  if (!table.ok()) return Fail(table.status());
-  ReadOptions read;
-  read.projection = key_columns_;
-  auto reader = (*table)->NewReader(read);
-  if (!reader.ok()) return Fail(reader.status().WithContext("reading the keys to apply a TRUNCATE"));
-  std::vector<Row> keys;
-  while (true) {
-    keys.clear();
-    auto more = (*reader)->NextBatch(4096, &keys);
-    if (!more.ok()) return Fail(more.status().WithContext("reading the keys to apply a TRUNCATE"));
-    for (const Row& key : keys) {
-      Row row(schema_.fields.size());
-      for (size_t j = 0; j < key_columns_.size() && j < key.size(); ++j) {
-        row[static_cast<size_t>(key_columns_[j])] = key[j];
-      }
-      TIDE_RETURN_IF_ERROR(Write(RowKind::kDelete, std::move(row)));
-    }
-    if (!*more) break;
-  }
+  truncate_ = true;
+  recent_.Reset(/*lake_empty=*/true);
   return Status::OK();
 }
 
@@ -187,6 +173,12 @@ Status TableSink::Evolve(const SourceRelation& relation, Lsn last_complete_lsn, 
   if (!next.ok()) return Fail(next.status().WithContext("following " + relation.table.ToString()));
   schema_ = std::move(next).value();
   column_maps_.clear();
+  {
+    // Key columns may have widened; nothing is written since the last commit, so no key is remembered.
+    std::vector<DataType> key_types;
+    for (int k : key_columns_) key_types.push_back(schema_.fields[static_cast<size_t>(k)].type);
+    key_writer_ = std::make_unique<BinaryRowWriter>(std::move(key_types));
+  }
   Status s = NewWriter();
   if (!s.ok()) return Fail(s);
   return CheckSource(relation);
@@ -252,7 +244,21 @@ Result<Row> TableSink::ToTarget(const SourceRelationPtr& relation, const Row& so
   return row;
 }
 
-Status TableSink::Write(RowKind kind, Row row) {
+Status TableSink::EncodeKey(const Row& row) {
+  Status s = key_writer_->WriteProjected(row, key_columns_, &key_scratch_);
+  if (!s.ok()) return Fail(s.WithContext("table " + table_name_ + ", primary key"));
+  return Status::OK();
+}
+
+Status TableSink::Write(RowKind kind, Row row, bool remember) {
+  if (remember && !key_columns_.empty() && kind != RowKind::kUpdateBefore) {
+    TIDE_RETURN_IF_ERROR(EncodeKey(row));
+    if (kind == RowKind::kDelete) {
+      recent_.PutDeleted(key_scratch_);
+    } else {
+      recent_.Put(key_scratch_, row);
+    }
+  }
   Status s = write_->Write(kind, std::move(row));
   if (!s.ok()) return Fail(s.WithContext("source table " + source_table_));
   pending_ = true;
@@ -262,9 +268,114 @@ Status TableSink::Write(RowKind kind, Row row) {
 
 Status TableSink::WriteCopyRows(const SourceRelationPtr& relation, std::vector<Row>* rows) {
   if (!failed_.ok()) return failed_;
+  // Copied rows are not remembered (the copy commits before the stream's changes apply): any lookup
+  // before that commit finds the set incomplete and commits first.
+  recent_.Forget();
   for (Row& source : *rows) {
     TIDE_ASSIGN_OR_RETURN(Row row, ToTarget(relation, source));
-    TIDE_RETURN_IF_ERROR(Write(RowKind::kInsert, std::move(row)));
+    TIDE_RETURN_IF_ERROR(Write(RowKind::kInsert, std::move(row), /*remember=*/false));
+  }
+  return Status::OK();
+}
+
+Result<std::optional<std::map<std::string, Datum>>> TableSink::ReadCommittedRow(const Row& key_values) {
+  using Found = std::optional<std::map<std::string, Datum>>;
+  TIDE_ASSIGN_OR_RETURN(auto table, Table::Open(fs_, table_path_, table_name_));
+  ReadOptions read;
+  read.primary_key_equals = key_values;
+  TIDE_ASSIGN_OR_RETURN(auto reader, table->NewReader(read));
+  std::vector<Row> rows;
+  while (rows.empty()) {
+    TIDE_ASSIGN_OR_RETURN(bool more, reader->NextBatch(16, &rows));
+    if (!more) break;
+  }
+  if (rows.empty()) return Found();
+  std::map<std::string, Datum> by_name;
+  const auto& fields = reader->fields();
+  for (size_t i = 0; i < fields.size() && i < rows[0].size(); ++i) by_name[fields[i].name] = rows[0][i];
+  return Found(std::move(by_name));
+}
+
+Status TableSink::FillUnchanged(const SourceRelationPtr& relation, const RowChange& change,
+                                const TransactionContext& context, Row* source) {
+  const SourceRelation& rel = *relation;
+  TIDE_ASSIGN_OR_RETURN(const RelationMap* map, MapOf(relation));
+  auto unchanged_name = [&](int c) { return rel.fields[static_cast<size_t>(c)].name; };
+  // The key of the row as it was: the old key when PostgreSQL sent it (the key changed), else the new
+  // row's (the key did not change), which must not depend on an unsent value.
+  Row key_source = change.old_kind == PgOldTupleKind::kNone ? *source : change.old_row;
+  if (change.old_kind == PgOldTupleKind::kNone) {
+    for (int c : change.unchanged_columns) {
+      bool keyed = false;
+      int target = map->columns[static_cast<size_t>(c)];
+      if (std::find(key_columns_.begin(), key_columns_.end(), target) != key_columns_.end()) keyed = true;
+      for (const ComputedColumn& computed : map->computed) {
+        int idx = schema_.FieldIndex(computed.name());
+        if (computed.reference_index() == c &&
+            std::find(key_columns_.begin(), key_columns_.end(), idx) != key_columns_.end()) {
+          keyed = true;
+        }
+      }
+      if (keyed) {
+        return Fail(Status::NotSupported(
+            "table {}: an UPDATE of {} did not send column {} (an unchanged TOASTed value), which the primary key "
+            "is made of; run ALTER TABLE {} REPLICA IDENTITY FULL so PostgreSQL sends the old row, then restart",
+            table_name_, rel.table.ToString(), unchanged_name(c), rel.table.Quoted()));
+      }
+    }
+  }
+  TIDE_ASSIGN_OR_RETURN(Row key_row, ToTarget(relation, key_source, context.commit_time_micros));
+  TIDE_RETURN_IF_ERROR(EncodeKey(key_row));
+  Row key_values;
+  for (int k : key_columns_) key_values.push_back(key_row[static_cast<size_t>(k)]);
+  auto describe_key = [&] {
+    std::vector<DataField> fields;
+    for (int k : key_columns_) fields.push_back(schema_.fields[static_cast<size_t>(k)]);
+    return RowToString(key_values, fields);
+  };
+
+  Row recent;
+  RecentRows::Found found = recent_.Find(key_scratch_, &recent);
+  std::optional<std::map<std::string, Datum>> committed;
+  if (found == RecentRows::Found::kUnknown && !recent_.complete()) {
+    // Rows were dropped for the memory budget: the key may have been written since the last commit.
+    // Commit the whole transactions before this one; then the lake is the current state.
+    if (context.touched || context.last_complete_lsn == kInvalidLsn) {
+      return Fail(Status::NotSupported(
+          "table {}: an UPDATE of {} did not send unchanged TOASTed values, and its transaction wrote more rows "
+          "of the table than Tide keeps to fill them ({} MiB); run ALTER TABLE {} REPLICA IDENTITY FULL, then "
+          "restart",
+          table_name_, rel.table.ToString(), kRecentRowsBudget >> 20, rel.table.Quoted()));
+    }
+    TIDE_RETURN_IF_ERROR(Commit(context.last_complete_lsn));
+    TIDE_RETURN_IF_ERROR(EncodeKey(key_row));
+  }
+  if (found == RecentRows::Found::kUnknown && !recent_.lake_empty()) {
+    auto read = ReadCommittedRow(key_values);
+    if (!read.ok()) return Fail(read.status().WithContext("reading the current row to fill unchanged TOASTed values"));
+    committed = std::move(read).value();
+  }
+  if (found == RecentRows::Found::kDeleted || (found == RecentRows::Found::kUnknown && !committed)) {
+    return Fail(Status::Corruption(
+        "table {}: an UPDATE of {} did not send unchanged TOASTed values of key {}, but the lake holds no row "
+        "with that key to take them from; the lake is behind PostgreSQL: resync the table",
+        table_name_, rel.table.ToString(), describe_key()));
+  }
+  for (int c : change.unchanged_columns) {
+    int target = map->columns[static_cast<size_t>(c)];
+    Datum value;
+    if (found == RecentRows::Found::kRow) {
+      value = recent[static_cast<size_t>(target)];
+    } else {
+      auto it = committed->find(schema_.fields[static_cast<size_t>(target)].name);
+      if (it == committed->end()) {
+        return Fail(Status::Corruption("table {}: the lake's row of key {} has no column {} to fill an unchanged "
+                                       "TOASTed value from",
+                                       table_name_, describe_key(), unchanged_name(c)));
+      }
+      value = it->second;
+    }
+    (*source)[static_cast<size_t>(c)] = std::move(value);
   }
   return Status::OK();
 }
@@ -276,10 +387,12 @@ Status TableSink::CheckOldRowComputes(const SourceRelationPtr& relation, const R
     if (c.reference_index() < 0) continue;
     bool absent = std::find(change.old_absent.begin(), change.old_absent.end(), c.reference_index()) !=
                   change.old_absent.end();
+    // A partition column outside the primary key of a cross-partition table is not needed: the key
+    // index knows where the key lives.
     bool keyed = std::find(schema_.primary_keys.begin(), schema_.primary_keys.end(), c.name()) !=
                      schema_.primary_keys.end() ||
-                 std::find(schema_.partition_keys.begin(), schema_.partition_keys.end(), c.name()) !=
-                     schema_.partition_keys.end();
+                 (!cross_partition_ && std::find(schema_.partition_keys.begin(), schema_.partition_keys.end(),
+                                                 c.name()) != schema_.partition_keys.end());
     if (absent && keyed) {
       return Fail(Status::NotSupported(
           "table {}: a {} of {} sent only the old row's replica identity, but key column {} is computed from "
@@ -292,7 +405,8 @@ Status TableSink::CheckOldRowComputes(const SourceRelationPtr& relation, const R
   return Status::OK();
 }
 
-Status TableSink::Apply(const RowChange& change, int64_t commit_time_micros) {
+Status TableSink::Apply(const RowChange& change, const TransactionContext& context) {
+  const int64_t commit_time_micros = context.commit_time_micros;
   if (!failed_.ok()) return failed_;
   const SourceRelationPtr& relation = change.relation;
   const SourceRelation& rel = *relation;
@@ -311,14 +425,12 @@ Status TableSink::Apply(const RowChange& change, int64_t commit_time_micros) {
     }
     case ChangeKind::kUpdate: {
       Row source = change.new_row;
-      for (int c : change.unchanged_columns) {
-        if (change.old_kind != PgOldTupleKind::kFull) {
-          return Fail(Status::NotSupported(
-              "table {}: an UPDATE of {} did not send column {} (an unchanged TOASTed value) and Tide cannot fill it "
-              "yet; run ALTER TABLE {} REPLICA IDENTITY FULL so PostgreSQL sends the old row, then restart",
-              table_name_, rel.table.ToString(), rel.fields[static_cast<size_t>(c)].name, rel.table.Quoted()));
+      if (!change.unchanged_columns.empty()) {
+        if (change.old_kind == PgOldTupleKind::kFull) {
+          for (int c : change.unchanged_columns) source[static_cast<size_t>(c)] = change.old_row[static_cast<size_t>(c)];
+        } else {
+          TIDE_RETURN_IF_ERROR(FillUnchanged(relation, change, context, &source));
         }
-        source[static_cast<size_t>(c)] = change.old_row[static_cast<size_t>(c)];
       }
       TIDE_ASSIGN_OR_RETURN(Row row, ToTarget(relation, source, commit_time_micros));
       if (change.old_kind != PgOldTupleKind::kNone) {
@@ -362,7 +474,7 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn) {
   options.properties[std::string(kCommitLsnProperty)] = FormatLsn(commit_lsn);
   options.properties[std::string(kSourceTableProperty)] = source_table_;
   if (copy != kInvalidLsn) options.properties[std::string(kCopyLsnProperty)] = FormatLsn(copy);
-  auto result = truncate_ ? commit_->Overwrite(OverwriteScope::WholeTable(), *messages, options)
+  auto result = truncate_ ? commit_->Overwrite(OverwriteScope::WholeTable(/*fresh_writer=*/true), *messages, options)
                           : commit_->Commit(*messages, options);
   if (!result.ok()) {
     Status s = result.status();
@@ -385,6 +497,7 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn) {
   committed_.commit_lsn = commit_lsn;
   committed_.copy_lsn = copy;
   pending_ = false;
+  recent_.Reset();
   if (!result->snapshot_ids.empty() && maintenance_) {
     // The commit stands whatever maintenance does: a failure is logged and retried after the next one.
     auto report = maintenance_->AfterCommit();

@@ -29,6 +29,8 @@
 #include "tide/postgres/lsn.h"
 #include "tide/sync/computed_column.h"
 #include "tide/sync/metadata_column.h"
+#include "tide/sync/recent_rows.h"
+#include "tide/codec/binary_row.h"
 #include "tide/table/operation/file_store_commit.h"
 #include "tide/table/operation/table_maintenance.h"
 #include "tide/table/sink/table_write.h"
@@ -45,6 +47,7 @@ struct SinkPosition {
   Lsn copy_lsn = kInvalidLsn;    // the initial copy's position; kInvalidLsn: no complete copy yet
   Lsn commit_lsn = kInvalidLsn;  // every source transaction with commit LSN <= this is in the table
   std::optional<int64_t> snapshot_id;
+  std::string source_table;  // `tide.source.table` of that snapshot: the source it mirrors
 };
 
 // Reads the position of the table at `table_path` for `commit_user` (the newest snapshot of that user;
@@ -91,12 +94,22 @@ class TableSink {
 
   // Rows of the initial copy, in `relation`'s column order (moved from).
   Status WriteCopyRows(const SourceRelationPtr& relation, std::vector<Row>* rows);
-  // One streamed change of the transaction that committed at `commit_time_micros` (Unix epoch).
-  Status Apply(const RowChange& change, int64_t commit_time_micros = 0);
+  // Where a streamed change stands in its transaction.
+  struct TransactionContext {
+    int64_t commit_time_micros = 0;       // the transaction's commit time (Unix epoch)
+    Lsn last_complete_lsn = kInvalidLsn;  // the commit LSN of the newest complete transaction before it
+    bool touched = false;                 // it already changed rows of this table
+  };
+  // One streamed change. An UPDATE that did not send unchanged TOASTed values (`u`) takes them from
+  // the row's current value: the newest row written since the last commit, else the lake's (when
+  // rows were dropped for the memory budget, whole transactions are committed first).
+  Status Apply(const RowChange& change, const TransactionContext& context);
+  Status Apply(const RowChange& change, int64_t commit_time_micros = 0) {
+    return Apply(change, TransactionContext{commit_time_micros, kInvalidLsn, true});
+  }
   // A TRUNCATE in stream order: what is buffered is dropped, and the next commit replaces the whole
-  // table (an OVERWRITE snapshot) with what is written after it. A primary-key table in dynamic
-  // bucket mode cannot be overwritten (its HASH index would go stale): there a -D of every live key is
-  // written instead, so the next commit (an APPEND) empties it just the same.
+  // table (an OVERWRITE snapshot) with what is written after it, by a writer that started from an
+  // empty table (so dynamic-bucket HASH indexes and the cross-partition key index start empty too).
   Status Truncate();
 
   // Commits what is buffered as holding every source transaction up to `commit_lsn`. With `copy_lsn`
@@ -108,10 +121,19 @@ class TableSink {
   TableSink() = default;
   Status Fail(Status status);
   Result<Row> ToTarget(const SourceRelationPtr& relation, const Row& source, int64_t commit_time_micros = 0);
-  Status Write(RowKind kind, Row row);
+  // `remember`: keep the row in recent_ (streamed rows; copied rows are not).
+  Status Write(RowKind kind, Row row, bool remember = true);
   // NotSupported when a key-only old row lacks a column that a key or partition column is computed from.
   Status CheckOldRowComputes(const SourceRelationPtr& relation, const RowChange& change);
   Status NewWriter(bool for_overwrite = false);
+  // The BinaryRow bytes of the primary key of target row `row` (in key_scratch_).
+  Status EncodeKey(const Row& row);
+  // Fills the unchanged TOASTed values of `source` (an UPDATE's new row) from the row's current value.
+  Status FillUnchanged(const SourceRelationPtr& relation, const RowChange& change, const TransactionContext& context,
+                       Row* source);
+  // The committed row of the key in key_values (target primary-key order), by column name; nullopt
+  // when the lake has none.
+  Result<std::optional<std::map<std::string, Datum>>> ReadCommittedRow(const Row& key_values);
 
   FileSystem* fs_ = nullptr;
   std::string table_path_;
@@ -140,9 +162,16 @@ class TableSink {
   std::vector<MetadataColumn> metadata_;
   std::string source_database_;
   std::map<const SourceRelation*, RelationMap> column_maps_;
+  // The rows written since the last commit, for TOAST fill; the primary-key encoder of their keys.
+  RecentRows recent_{kRecentRowsBudget};
+  std::unique_ptr<BinaryRowWriter> key_writer_;
+  std::string key_scratch_;
+  static constexpr int64_t kRecentRowsBudget = 64 << 20;
   bool pending_ = false;
   bool truncate_ = false;  // the next commit overwrites the table
-  bool dynamic_bucket_keys_ = false;  // a primary-key table with bucket = -1: no overwrite
+  // A cross-partition update table: the key index routes deletes, so a key-only delete need not
+  // compute partition columns.
+  bool cross_partition_ = false;
   int64_t rows_written_ = 0;
   Status failed_;
 };

@@ -57,6 +57,7 @@ DynamicBucketIndex::DynamicBucketIndex(FileSystem* fs, std::string table_path, s
 DynamicBucketIndex::~DynamicBucketIndex() = default;
 
 Result<const std::vector<IndexManifestEntry>*> DynamicBucketIndex::LatestHashEntries() {
+  if (options_.ignore_previous) return &cached_entries_;  // stays empty
   SnapshotManager snapshots(fs_, table_path_);
   TIDE_ASSIGN_OR_RETURN(std::optional<int64_t> latest, snapshots.LatestId());
   int64_t id = latest.value_or(0);

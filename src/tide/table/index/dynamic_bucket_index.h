@@ -44,6 +44,9 @@ inline constexpr std::string_view kHashIndexType = "HASH";
 struct DynamicBucketOptions {
   int64_t target_row_num = 2'000'000;  // dynamic-bucket.target-row-num
   int32_t max_buckets = -1;            // dynamic-bucket.max-buckets (-1: unlimited)
+  // Start from an empty table, ignoring the latest snapshot's HASH index files: for writes an OVERWRITE
+  // of the whole table publishes (which drops those files).
+  bool ignore_previous = false;
 };
 
 class DynamicBucketIndex {

@@ -691,13 +691,15 @@ Result<CommitResult> FileStoreCommit::CommitImpl(const OverwriteScope* overwrite
                                    table_name_, CommitKindName(options.kind), CommitKindName(options.kind));
   }
   TIDE_ASSIGN_OR_RETURN(TableInfo info, LoadTableInfo());
-  if (overwrite && info.has_primary_key && info.num_buckets == -1) {
-    // An overwrite drops the HASH index files of the replaced partitions while the writer only writes
-    // index files for buckets that received new keys: a later writer could then put a key into a second
-    // bucket. Java overwrites such tables with a dedicated bucket assigner, which Tide does not have.
+  if (overwrite && info.has_primary_key && info.num_buckets == -1 && (overwrite->partitions || !overwrite->fresh_writer)) {
+    // An overwrite drops the HASH index files of the replaced partitions while a writer that started
+    // from the table writes index files only for buckets that received new keys: a later writer could
+    // then put a key into a second bucket. Only a whole-table overwrite by a writer that started from
+    // an empty table (as Java's overwrite bucket assigner does) leaves whole indexes.
     return Status::NotSupported(
-        "table {}: overwriting a primary-key table in dynamic bucket mode (bucket = -1) is not supported; "
-        "delete its rows with -D rows instead, or recreate the table with a fixed bucket count",
+        "table {}: overwriting a primary-key table in dynamic bucket mode (bucket = -1) needs a whole-table "
+        "overwrite by a writer that ignored the previous files; delete its rows with -D rows instead, or "
+        "recreate the table with a fixed bucket count",
         table_name_);
   }
 

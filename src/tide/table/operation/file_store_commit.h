@@ -88,10 +88,14 @@ struct CommitResult {
 struct OverwriteScope {
   // nullopt: the whole table. Otherwise exactly these partitions (serialized BinaryRows).
   std::optional<std::vector<std::string>> partitions;
+  // The messages come from a writer that ignored the table's previous files and bucket assignments
+  // (TableWriteConfig::ignore_previous_files): what a whole-table overwrite of a primary-key table in a
+  // dynamic bucket mode needs, since the overwrite drops every HASH index file and key location.
+  bool fresh_writer = false;
 
-  static OverwriteScope WholeTable() { return OverwriteScope{}; }
+  static OverwriteScope WholeTable(bool fresh_writer = false) { return OverwriteScope{std::nullopt, fresh_writer}; }
   static OverwriteScope Partitions(std::vector<std::string> partitions) {
-    return OverwriteScope{std::move(partitions)};
+    return OverwriteScope{std::move(partitions), false};
   }
   bool Contains(const std::string& partition) const;
 };

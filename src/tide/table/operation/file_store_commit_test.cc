@@ -481,13 +481,22 @@ TEST_F(FileStoreCommitTest, OverwriteReplacesPartitionsOrTheWholeTable) {
   EXPECT_EQ(Latest(), 1);
 }
 
-TEST_F(FileStoreCommitTest, OverwriteOfADynamicBucketTableIsRefused) {
+TEST_F(FileStoreCommitTest, OverwriteOfADynamicBucketTableNeedsAFreshWriterAndTheWholeTable) {
   MakeTable(CommitTestSchema(/*primary_key=*/true, /*buckets=*/-1));
-  auto r = Committer()->Overwrite(OverwriteScope::WholeTable(), {}, Options(1));
-  ASSERT_FALSE(r.ok());
-  EXPECT_TRUE(r.status().IsNotSupported()) << r.status().ToString();
-  EXPECT_NE(r.status().message().find("dynamic bucket"), std::string::npos) << r.status().ToString();
+  for (const OverwriteScope& scope : {OverwriteScope::WholeTable(), OverwriteScope::Partitions({Partition("d")})}) {
+    auto r = Committer()->Overwrite(scope, {}, Options(1));
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(r.status().IsNotSupported()) << r.status().ToString();
+    EXPECT_NE(r.status().message().find("dynamic bucket"), std::string::npos) << r.status().ToString();
+  }
+  OverwriteScope fresh_partitions = OverwriteScope::Partitions({Partition("d")});
+  fresh_partitions.fresh_writer = true;
+  EXPECT_TRUE(Committer()->Overwrite(fresh_partitions, {}, Options(1)).status().IsNotSupported());
   EXPECT_FALSE(Latest().has_value()) << "nothing may be committed";
+  // A TRUNCATE by a writer that started from an empty table: every HASH file goes with the data.
+  auto r = Committer()->Overwrite(OverwriteScope::WholeTable(/*fresh_writer=*/true), {}, Options(1));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(Get(1).commit_kind, CommitKind::kOverwrite);
 }
 
 TEST_F(FileStoreCommitTest, RejectsBadRequests) {

@@ -362,7 +362,8 @@ Status ValidateTableSchema(const TableSchema& schema, const std::string& table) 
       if (!Contains(schema.primary_keys, p) && bucket != -1) {
         return Status::InvalidArgument(
             "table {}: primary key {} does not include all partition fields {} (a cross-partition update); that "
-            "needs dynamic bucket mode (bucket = -1)",
+            "needs dynamic bucket mode (bucket = -1, the default: leave 'bucket' unset), or add the partition "
+            "columns to the primary key",
             table, JoinNames(schema.primary_keys), JoinNames(schema.partition_keys));
       }
     }

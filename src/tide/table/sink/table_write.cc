@@ -4,12 +4,15 @@
 #include <array>
 #include <set>
 
+#include <fmt/ranges.h>
+
 #include "tide/base/bytes.h"
 #include "tide/base/strings.h"
 #include "tide/codec/murmur_hash.h"
 #include "tide/table/io/append_file_writer.h"
 #include "tide/table/io/file_store_path_factory.h"
 #include "tide/table/schema/core_options.h"
+#include "tide/table/crosspartition/index_bootstrap.h"
 #include "tide/table/index/dynamic_bucket_index.h"
 #include "tide/table/operation/file_store_scan.h"
 #include "tide/table/io/key_value_file_writer.h"
@@ -259,27 +262,41 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
         "positive number",
         name);
   }
-  if (bucket == -1 && s.HasPrimaryKey()) {
-    // Dynamic-bucket mode. A primary key without every partition column is Java's cross-partition
-    // mode (a global key index moving rows between partitions), which Tide does not write.
-    for (const std::string& key : s.partition_keys) {
-      if (std::find(s.primary_keys.begin(), s.primary_keys.end(), key) == s.primary_keys.end()) {
-        return Status::NotSupported(
-            "table {}: dynamic-bucket mode ('bucket' = '-1') with a primary key that lacks partition column '{}' "
-            "is cross-partition update mode, which Tide cannot write; add '{}' to the primary key or set "
-            "'bucket' to a positive number",
-            name, key, key);
-      }
+  if (bucket == -1 && s.HasPrimaryKey() && IsCrossPartitionUpdate(s)) {
+    // Cross-partition update mode: a key index routes rows (and moves keys between partitions).
+    if (!core.sequence_fields().empty()) {
+      return Status::InvalidArgument(
+          "table {}: 'sequence.field' cannot be used in cross-partition update mode (primary key {} without every "
+          "partition column), as in Java Paimon; drop the option or add the partition columns to the primary key",
+          name, fmt::join(s.primary_keys, ", "));
     }
+    if (auto ttl = core.Find("cross-partition-upsert.index-ttl"); ttl && !Trim(*ttl).empty()) {
+      return Status::NotSupported(
+          "table {}: 'cross-partition-upsert.index-ttl' is not supported for writing (an expired key would be "
+          "written a second time); unset it",
+          name);
+    }
+    w->cross_partition_ = true;
+    for (const std::string& key : s.primary_keys) {
+      int idx = s.FieldIndex(key);
+      if (idx < 0) return Status::InvalidArgument("table {}: primary key '{}' is not a column of the table", name, key);
+      w->primary_key_indices_.push_back(idx);
+    }
+    std::vector<DataType> key_types;
+    for (int idx : w->primary_key_indices_) key_types.push_back(s.fields[static_cast<size_t>(idx)].type);
+    w->primary_key_writer_ = std::make_unique<BinaryRowWriter>(std::move(key_types));
+  } else if (bucket == -1 && s.HasPrimaryKey()) {
+    // Dynamic-bucket mode.
     if (core.index_file_in_data_file_dir()) {
       return Status::NotSupported(
           "table {}: 'index-file-in-data-file-dir' = 'true' on a dynamic-bucket table is not supported for writing "
           "yet; unset it or set 'bucket' to a positive number",
           name);
     }
-    DynamicBucketOptions dynamic;
+    DynamicBucketOptions& dynamic = w->dynamic_options_;
     dynamic.target_row_num = core.dynamic_bucket_target_row_num();
     dynamic.max_buckets = core.dynamic_bucket_max_buckets();
+    dynamic.ignore_previous = w->config_.ignore_previous_files;
     w->dynamic_index_ = std::make_unique<DynamicBucketIndex>(fs, w->table_path_, name, dynamic);
   }
   if (bucket == 0 || bucket < -2) {
@@ -431,6 +448,7 @@ Status TableWrite::Write(RowKind kind, Row&& row) {
   if (schema_.HasPrimaryKey() && (kind == RowKind::kUpdateBefore || kind == RowKind::kDelete)) {
     FillRetractPlaceholders(&row);
   }
+  if (cross_partition_) return WriteCrossPartition(kind, std::move(row));
   TIDE_RETURN_IF_ERROR(ValidateRow(kind, row));
   TIDE_ASSIGN_OR_RETURN(BucketWriter* writer, WriterFor(row));
   if (writer->key_hashes && writer->key_hashes->Add(last_key_hash_)) writer->key_hashes_modified = true;
@@ -440,14 +458,79 @@ Status TableWrite::Write(RowKind kind, Row&& row) {
   return Status::OK();
 }
 
-Result<TableWrite::BucketWriter*> TableWrite::WriterFor(const Row& row) {
-  const std::string* partition = &unpartitioned_;
-  if (!partition_indices_.empty()) {
-    Status st = partition_writer_->WriteProjected(row, partition_indices_, &scratch_partition_);
-    if (!st.ok()) return st.WithContext("table " + table_name_ + ", partition columns");
-    scratch_partition_ = SerializeBinaryRow(scratch_partition_, static_cast<int32_t>(partition_indices_.size()));
-    partition = &scratch_partition_;
+Status TableWrite::LoadGlobalIndex() {
+  GlobalIndexConfig config;
+  config.table_name = table_name_;
+  config.merge_engine = options_.merge_engine();
+  config.target_row_num = options_.dynamic_bucket_target_row_num();
+  for (int i : partition_indices_) config.partition_fields.push_back(schema_.fields[static_cast<size_t>(i)]);
+  config.state_dir = config_.key_index_dir;
+  auto index = GlobalIndexAssigner::Create(std::move(config));
+  if (!index.ok()) return Fail(index.status());
+  if (!config_.ignore_previous_files) {
+    // The index must know every key the table holds before the first row is routed.
+    Status loaded = BootstrapGlobalIndex(fs_, table_path_, table_name_, schema_, index->get());
+    if (!loaded.ok()) return Fail(loaded);
+    metrics_.bootstrapped_keys += (*index)->bootstrapped_keys();
   }
+  global_index_ = std::move(index).value();
+  return Status::OK();
+}
+
+Status TableWrite::WriteCrossPartition(RowKind kind, Row&& row) {
+  if (row.size() != schema_.fields.size()) return ValidateRow(kind, row);
+  for (int k : primary_key_indices_) {
+    if (row[static_cast<size_t>(k)].is_null()) {
+      return Status::InvalidArgument("table {}: cannot write NULL to primary-key column '{}'", table_name_,
+                                     schema_.fields[static_cast<size_t>(k)].name);
+    }
+  }
+  if (!global_index_) TIDE_RETURN_IF_ERROR(LoadGlobalIndex());
+  Status encoded = primary_key_writer_->WriteProjected(row, primary_key_indices_, &scratch_primary_key_);
+  if (!encoded.ok()) return encoded.WithContext("table " + table_name_ + ", primary key");
+  TIDE_ASSIGN_OR_RETURN(const std::string* own, PartitionOf(row));
+  const std::string own_partition = *own;
+  indexed_writes_.clear();
+  Status assigned = global_index_->Assign(kind, scratch_primary_key_, own_partition, &indexed_writes_);
+  if (!assigned.ok()) return Fail(assigned);
+  if (indexed_writes_.empty()) {
+    ++metrics_.rows_dropped;  // a retraction of a key the table does not hold, or a first row's successor
+    return Status::OK();
+  }
+  if (indexed_writes_.size() > 1) ++metrics_.partition_moves;
+  for (size_t i = 0; i < indexed_writes_.size(); ++i) {
+    const IndexedWrite& w = indexed_writes_[i];
+    Row out = i + 1 == indexed_writes_.size() ? std::move(row) : row;
+    const std::string& partition = global_index_->partition(w.partition_id);
+    if (partition != own_partition) {
+      // The row goes where its key lives: its partition columns say so.
+      auto values = global_index_->PartitionValues(w.partition_id);
+      if (!values.ok()) return Fail(values.status());
+      for (size_t j = 0; j < partition_indices_.size(); ++j) {
+        out[static_cast<size_t>(partition_indices_[j])] = (**values)[j];
+      }
+    }
+    // The key index has moved on: a row that does not fit now stops the writer.
+    Status valid = ValidateRow(w.kind, out);
+    if (!valid.ok()) return Fail(valid);
+    TIDE_ASSIGN_OR_RETURN(BucketWriter* writer, WriterAt(partition, w.bucket, out));
+    writer->buffer.Put(std::move(out), writer->next_sequence++, ToValueKind(w.kind));
+  }
+  ++metrics_.rows_written;
+  if (memory_->OverBudget()) return FlushWhileOverBudget();
+  return Status::OK();
+}
+
+Result<const std::string*> TableWrite::PartitionOf(const Row& row) {
+  if (partition_indices_.empty()) return &unpartitioned_;
+  Status st = partition_writer_->WriteProjected(row, partition_indices_, &scratch_partition_);
+  if (!st.ok()) return st.WithContext("table " + table_name_ + ", partition columns");
+  scratch_partition_ = SerializeBinaryRow(scratch_partition_, static_cast<int32_t>(partition_indices_.size()));
+  return &scratch_partition_;
+}
+
+Result<TableWrite::BucketWriter*> TableWrite::WriterFor(const Row& row) {
+  TIDE_ASSIGN_OR_RETURN(const std::string* partition, PartitionOf(row));
   int32_t bucket = 0;
   if (dynamic_index_) {
     // Java's HashBucketAssigner over the hash of the trimmed primary key (RowKind +I).
@@ -460,14 +543,18 @@ Result<TableWrite::BucketWriter*> TableWrite::WriterFor(const Row& row) {
     if (!b.ok()) return b.status().WithContext("table " + table_name_ + ", bucket key");
     bucket = *b;
   }
-  if (last_writer_ && last_writer_->bucket == bucket && last_writer_->partition == *partition) return last_writer_;
-  scratch_key_ = WriterKey(*partition, bucket);
+  return WriterAt(*partition, bucket, row);
+}
+
+Result<TableWrite::BucketWriter*> TableWrite::WriterAt(const std::string& partition, int32_t bucket, const Row& row) {
+  if (last_writer_ && last_writer_->bucket == bucket && last_writer_->partition == partition) return last_writer_;
+  scratch_key_ = WriterKey(partition, bucket);
   auto it = writers_.find(scratch_key_);
   BucketWriter* writer;
   if (it != writers_.end()) {
     writer = it->second.get();
   } else {
-    TIDE_ASSIGN_OR_RETURN(writer, CreateBucketWriter(scratch_key_, *partition, bucket, row));
+    TIDE_ASSIGN_OR_RETURN(writer, CreateBucketWriter(scratch_key_, partition, bucket, row));
   }
   last_writer_ = writer;
   return writer;
@@ -483,7 +570,7 @@ Result<TableWrite::BucketWriter*> TableWrite::CreateBucketWriter(std::string key
   // previous files (their sequence numbers order nothing: no compaction within the writer, no merge).
   int64_t next_sequence = 0;
   const RestoredBucket* restored = nullptr;
-  if (num_buckets_ != -1 || dynamic_index_) {
+  if (num_buckets_ != -1 || dynamic_index_ || cross_partition_) {
     TIDE_ASSIGN_OR_RETURN(restored, RestoredBucketOf(key));
     if (restored) next_sequence = restored->max_sequence + 1;
   }
@@ -802,6 +889,9 @@ void TableWrite::Abort() {
   writers_.clear();
   last_writer_ = nullptr;
   restore_snapshot_id_.reset();
+  // Bucket assignments made for the dropped rows go too: the indexes are read again from the table.
+  if (dynamic_index_) dynamic_index_ = std::make_unique<DynamicBucketIndex>(fs_, table_path_, table_name_, dynamic_options_);
+  global_index_.reset();
 }
 
 }  // namespace tide

@@ -12,9 +12,13 @@
 //              bucket mode, total_buckets -1, each key's bucket from DynamicBucketIndex (Java's
 //              HashBucketAssigner for one writer: an existing key keeps its bucket, a new one goes to a
 //              bucket with fewer than `dynamic-bucket.target-row-num` keys), and every commit carries a
-//              new HASH index file for each bucket that met a new key. Cross-partition update mode (a
-//              primary key without every partition column) and postpone buckets (-2) are refused
-//              (NotSupported).
+//              new HASH index file for each bucket that met a new key; `bucket` = -1 on a primary-key
+//              table whose primary key lacks a partition column: cross-partition update mode (Java's
+//              KEY_DYNAMIC), each key's partition and bucket from GlobalIndexAssigner (a RocksDB key
+//              index in a local temporary folder, built from the latest snapshot before the first
+//              row): an update that moves a key to another partition also writes a -D of it where it
+//              was (deduplicate), so the table never holds two rows of one key; no index files.
+//              Postpone buckets (-2) are refused (NotSupported).
 // Sequence numbers: per (partition, bucket), strictly increasing in write order, starting after the
 // largest `_MAX_SEQUENCE_NUMBER` of the bucket's live files in the latest snapshot when the writer first
 // meets the bucket (0 for a new bucket), as KeyValueFileStoreWrite restores them; bucket-unaware append
@@ -66,6 +70,7 @@
 #include "tide/io/file_system.h"
 #include "tide/table/operation/commit_message.h"
 #include "tide/table/io/data_file_writer.h"
+#include "tide/table/crosspartition/global_index_assigner.h"
 #include "tide/table/index/dynamic_bucket_index.h"
 #include "tide/base/serial_executor.h"
 #include "tide/table/mergetree/compact/merge_tree_compact_manager.h"
@@ -87,6 +92,9 @@ struct TableWriteConfig {
   // Start every bucket empty, ignoring the latest snapshot's files and sequence numbers (Java's
   // withIgnorePreviousFiles): for writes that an OVERWRITE commit will publish, which replaces them.
   bool ignore_previous_files = false;
+  // Cross-partition update tables: the folder under which the key index's RocksDB folder is made (and
+  // deleted with the writer); the system's temporary folder when empty. Never inside the warehouse.
+  std::string key_index_dir;
 };
 
 struct TableWriteMetrics {
@@ -100,6 +108,8 @@ struct TableWriteMetrics {
   int64_t compaction_waits = 0;     // times a flush or commit waited for a running compaction
   int64_t compacted_files_before = 0;
   int64_t compacted_files_after = 0;
+  int64_t partition_moves = 0;      // cross-partition tables: keys that moved to another partition
+  int64_t bootstrapped_keys = 0;    // cross-partition tables: keys loaded into the key index
 };
 
 class TableWrite {
@@ -149,6 +159,13 @@ class TableWrite {
   // NULLs of NOT NULL non-key columns in a retraction become zero values (engines that ignore them).
   void FillRetractPlaceholders(Row* row) const;
   Result<BucketWriter*> WriterFor(const Row& row);
+  // The serialized partition of `row` (in scratch_partition_).
+  Result<const std::string*> PartitionOf(const Row& row);
+  // The writer of (partition, bucket); `row` gives the partition's values when it is new.
+  Result<BucketWriter*> WriterAt(const std::string& partition, int32_t bucket, const Row& row);
+  // Cross-partition update tables: routes the row through the key index (then validates what it writes).
+  Status WriteCrossPartition(RowKind kind, Row&& row);
+  Status LoadGlobalIndex();
   Result<BucketWriter*> CreateBucketWriter(std::string key, std::string partition, int32_t bucket, const Row& row);
   // What the latest snapshot holds of one bucket, for a new writer of it.
   struct RestoredBucket {
@@ -187,6 +204,15 @@ class TableWrite {
   // Dynamic-bucket primary-key tables: the bucket assigner and index files, and the trimmed
   // primary-key encoder whose hash it assigns by (the hash of the row WriterFor routed last).
   std::unique_ptr<DynamicBucketIndex> dynamic_index_;
+  DynamicBucketOptions dynamic_options_;
+  // Cross-partition update tables: the key index (built on first use, dropped by Abort), the encoder of
+  // the full primary key it is keyed by, and the writes of the row being routed.
+  bool cross_partition_ = false;
+  std::unique_ptr<GlobalIndexAssigner> global_index_;
+  std::unique_ptr<BinaryRowWriter> primary_key_writer_;
+  std::vector<int> primary_key_indices_;
+  std::vector<IndexedWrite> indexed_writes_;
+  std::string scratch_primary_key_;
   std::unique_ptr<BinaryRowWriter> key_writer_;
   int32_t last_key_hash_ = 0;
   std::vector<int> partition_indices_;

@@ -311,13 +311,7 @@ TEST_F(DynamicBucketWriteTest, MaxBucketsCapsTheBucketCount) {
   EXPECT_EQ(testing::ReadTable(path_).value().size(), 500u);
 }
 
-TEST_F(DynamicBucketWriteTest, RefusesCrossPartitionUpdateMode) {
-  TableSchema schema = WriterTestSchema({Field(0, "p", DataType::Int(false)), Field(1, "id", DataType::BigInt(false))},
-                                        {"id"}, {"p"}, {{"bucket", "-1"}});
-  auto w = TableWrite::Create(FileSystem::Local(), dir_.path() + "/x", schema, "u", {});
-  ASSERT_FALSE(w.ok());
-  EXPECT_TRUE(w.status().IsNotSupported());
-  EXPECT_NE(w.status().message().find("'p'"), std::string::npos) << w.status().ToString();
+TEST_F(DynamicBucketWriteTest, RefusesABadTargetRowNumber) {
   TableSchema bad = schema_;
   bad.SetOption("dynamic-bucket.target-row-num", "0");
   EXPECT_TRUE(TableWrite::Create(FileSystem::Local(), dir_.path() + "/y", bad, "u", {}).status().IsInvalidArgument());
