@@ -331,6 +331,68 @@ TEST_F(PostgresSyncTest, CrossPartitionUpdatesMoveRowsBetweenDays) {
   EXPECT_EQ(rows, (std::vector<std::string>{"7|again|2026-12-01 00:00:00.000|2026-12-01", "8|again|\\N|\\N"}));
 }
 
+// --into: shards merged into one lake table. Their keys repeat across shards (each numbers from 1), so
+// table_name is a metadata column and part of the key. A shard created later joins at a position of
+// its own while the others keep theirs; a TRUNCATE of one shard deletes only its rows.
+TEST_F(PostgresSyncTest, IntoMergesShardsIntoOneTable) {
+  for (const char* t : {"orders_1", "orders_2"}) {
+    Sql(std::string("CREATE TABLE ") + t + " (id bigint PRIMARY KEY, note text)", db_);
+    Sql(std::string("INSERT INTO ") + t + " SELECT g, '" + t + "' FROM generate_series(1, 100) g", db_);
+  }
+  Sql("ALTER TABLE orders_2 ADD COLUMN extra int", db_);
+  PostgresSyncOptions options = Options({});
+  options.selection = TableSelection::Parse("public.orders_\\d+", "", "", "", "all_orders").value();
+  options.metadata_columns = {MetadataColumn::kTableName};
+  const std::string path = TablePath("all_orders");
+  auto select = [](const std::vector<std::string>& shards) {
+    std::vector<std::string> parts;
+    for (const std::string& t : shards) {
+      parts.push_back("SELECT concat_ws('|', id::text, note, " +
+                      std::string(t == "orders_2" ? "coalesce(extra::text, '\\N')" : "'\\N'") + ", '" + t +
+                      "') FROM " + t);
+    }
+    return Join(parts, " UNION ALL ");
+  };
+  {
+    SyncThread sync(options);
+    ASSERT_TRUE(WaitEqual(path, select({"orders_1", "orders_2"}), db_) || !sync.done()) << sync.Stop().ToString();
+    Sql("UPDATE orders_1 SET note = 'one' WHERE id = 5; UPDATE orders_2 SET extra = 7 WHERE id = 5; "
+        "DELETE FROM orders_2 WHERE id = 6",
+        db_);
+    Sql("BEGIN; INSERT INTO orders_1 VALUES (500, 'before'); TRUNCATE orders_1; INSERT INTO orders_1 VALUES (1, 'after'); "
+        "COMMIT",
+        db_);
+    ASSERT_TRUE(WaitEqual(path, select({"orders_1", "orders_2"}), db_) || !sync.done()) << sync.Stop().ToString();
+    Status stopped = sync.Stop();
+    ASSERT_TRUE(stopped.ok()) << stopped.ToString();
+  }
+  auto table = Table::Open(FileSystem::Local(), path, "shop.all_orders");
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ((*table)->latest_schema().primary_keys, (std::vector<std::string>{"id", "table_name"}));
+  // A new shard, created while the sync is stopped, joins at its own position; the others go on.
+  Sql("CREATE TABLE orders_3 (id bigint PRIMARY KEY, note text)", db_);
+  Sql("INSERT INTO orders_3 SELECT g, 'orders_3' FROM generate_series(1, 30) g", db_);
+  Sql("UPDATE orders_2 SET note = 'while stopped' WHERE id = 9", db_);
+  {
+    SyncThread sync(options);
+    ASSERT_TRUE(WaitEqual(path, select({"orders_1", "orders_2", "orders_3"}), db_) || !sync.done())
+        << sync.Stop().ToString();
+    Sql("UPDATE orders_3 SET note = 'streamed' WHERE id = 1; UPDATE orders_1 SET note = 'also' WHERE id = 1", db_);
+    ASSERT_TRUE(WaitEqual(path, select({"orders_1", "orders_2", "orders_3"}), db_) || !sync.done())
+        << sync.Stop().ToString();
+    Status stopped = sync.Stop();
+    ASSERT_TRUE(stopped.ok()) << stopped.ToString();
+  }
+  // And once more after a restart: nothing is copied or applied twice.
+  Sql("DELETE FROM orders_3 WHERE id = 2", db_);
+  SyncThread sync(options);
+  ASSERT_TRUE(WaitEqual(path, select({"orders_1", "orders_2", "orders_3"}), db_) || !sync.done())
+      << sync.Stop().ToString();
+  EXPECT_EQ(sync.sync().stats().copied_rows, 0);
+  Status stopped = sync.Stop();
+  ASSERT_TRUE(stopped.ok()) << stopped.ToString();
+}
+
 // Runs the tide binary with `args` to completion; returns its exit code and what it printed on stderr.
 std::pair<int, std::string> RunTide(const std::vector<std::string>& args, const std::string& scratch_dir) {
   std::vector<std::string> argv = {testing::BuildDir() + "/tide"};

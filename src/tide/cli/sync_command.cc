@@ -30,6 +30,7 @@ struct SyncFlags {
   std::string postgres;
   std::string tables;
   std::string excluding_tables;
+  std::string into;
   std::vector<std::string> computed_columns;
   std::vector<std::string> partition_keys;
   std::vector<std::string> primary_keys;
@@ -59,7 +60,9 @@ Status Run(const SyncFlags& flags) {
   options.conninfo = flags.postgres;
   TIDE_ASSIGN_OR_RETURN(TableSelection selection,
                         TableSelection::Parse(flags.tables, flags.excluding_tables, flags.table_prefix,
-                                              flags.table_suffix, /*into=*/""));
+                                              flags.table_suffix, flags.into));
+  if (selection.into_database()) options.database = *selection.into_database();
+  const bool into = selection.has_into();
   options.selection = std::move(selection);
   auto scoped = [](const std::vector<std::string>& values,
                    std::vector<ScopedValue>* out) -> Status {
@@ -81,6 +84,11 @@ Status Run(const SyncFlags& flags) {
       }
       options.metadata_columns.push_back(c);
     }
+  }
+  if (into && std::find(options.metadata_columns.begin(), options.metadata_columns.end(), MetadataColumn::kTableName) ==
+                  options.metadata_columns.end()) {
+    // The rows of several tables in one: table_name tells them apart (and is part of the key).
+    options.metadata_columns.push_back(MetadataColumn::kTableName);
   }
   options.slot = flags.slot.empty() ? "tide_" + ToLower(flags.database) : flags.slot;
   options.publication = flags.publication.empty() ? options.slot : flags.publication;
@@ -157,7 +165,7 @@ Status Resync(const ResyncFlags& flags) {
         "slot the table is synced with (--slot)",
         id.ToString(), options.slot);
   }
-  TIDE_ASSIGN_OR_RETURN(PgTableName source, ParsePgTableName(position.source_table));
+  TIDE_ASSIGN_OR_RETURN(std::vector<PgTableName> sources, ParsePgTableList(position.source_table));
   TIDE_ASSIGN_OR_RETURN(TableSchema schema, SchemaManager(fs, path).Latest());
   for (const DataField& f : schema.fields) {
     if (!f.description) continue;
@@ -169,9 +177,9 @@ Status Resync(const ResyncFlags& flags) {
       for (MetadataColumn c : columns) options.metadata_columns.push_back(c);
     }
   }
-  options.tables = {source};
-  options.target_names[source] = table;
-  options.resync = {source};
+  options.tables = sources;
+  for (const PgTableName& source : sources) options.target_names[source] = table;
+  options.resync = sources;
   options.copy_only = true;
   options.on_progress = [](const std::string& line) { std::cerr << "tide sync: " << line << std::endl; };
   PostgresSync sync(std::move(options));
@@ -184,7 +192,9 @@ Status Resync(const ResyncFlags& flags) {
   Status st = sync.Run();
   g_sync.store(nullptr);
   if (st.ok()) {
-    std::cerr << "tide sync: " << source.ToString() << " copied again into " << id.ToString() << " ("
+    std::vector<std::string> names;
+    for (const PgTableName& source : sources) names.push_back(source.ToString());
+    std::cerr << "tide sync: " << Join(names, ", ") << " copied again into " << id.ToString() << " ("
               << sync.stats().copied_rows << " rows); the sync continues from there when it starts" << std::endl;
   }
   return st;
@@ -206,6 +216,9 @@ void RegisterSync(CLI::App& app) {
                  "comma-separated PostgreSQL tables: names (schema.table) or regular expressions (public\\..*)")
       ->required();
   pg->add_option("--excluding-tables", flags->excluding_tables, "tables left out: names or regular expressions");
+  pg->add_option("--into", flags->into,
+                 "one lake table ([DB.]T) for every selected table (shards such as public.orders_\\d+); adds the "
+                 "table_name metadata column, part of the primary key");
   pg->add_option("--computed-column", flags->computed_columns,
                  "[TABLE:]name=function(args), e.g. 'dt=date_format(update_time, yyyy-MM-dd)' (repeatable)")
       ->allow_extra_args(false);

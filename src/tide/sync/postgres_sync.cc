@@ -17,6 +17,7 @@
 #include "tide/postgres/replication_slot.h"
 #include "tide/postgres/snapshot_copy.h"
 #include "tide/sync/computed_column.h"
+#include "tide/sync/metadata_column.h"
 #include "tide/sync/table_sink.h"
 #include "tide/table/snapshot/snapshot_manager.h"
 
@@ -96,6 +97,11 @@ Result<TableLayout> LayoutFor(const SourceRelation& relation, const PostgresSync
   }
   std::vector<std::string> source_keys;
   for (int k : relation.key_columns) source_keys.push_back(relation.fields[static_cast<size_t>(k)].name);
+  if (options.selection && options.selection->has_into() && !source_keys.empty()) {
+    // Several tables in one: their keys may repeat (shards numbering from 1), so the table's name is
+    // part of the key.
+    source_keys.emplace_back(MetadataColumnName(MetadataColumn::kTableName));
+  }
   TIDE_ASSIGN_OR_RETURN(layout.primary_keys,
                         KeysFor(options.primary_keys, relation.table, columns, "--primary-keys", source_keys));
   TIDE_ASSIGN_OR_RETURN(layout.partition_keys,
@@ -194,7 +200,8 @@ class Pipeline {
       TableIdentifier id{o_.database, sync_->TargetName(table)};
       TIDE_ASSIGN_OR_RETURN(bool exists, fs->Exists(JoinPath(catalog_->TablePath(id), "schema")));
       if (exists) TIDE_RETURN_IF_ERROR(OpenSink(table));
-      if (exists && sinks_.at(table)->committed().copy_lsn == kInvalidLsn) {
+      if (exists && sinks_.at(table)->committed().copy_lsn == kInvalidLsn &&
+          sinks_.at(table)->committed().source_copy_lsn.empty()) {
         TIDE_ASSIGN_OR_RETURN(auto latest, SnapshotManager(fs, catalog_->TablePath(id)).LatestId());
         if (latest) {
           return Status::InvalidArgument(
@@ -204,7 +211,7 @@ class Pipeline {
               id.ToString(), user_, table.ToString(), o_.warehouse, id.ToString());
         }
       }
-      if (!exists || sinks_.at(table)->committed().copy_lsn == kInvalidLsn) to_copy.push_back(table);
+      if (!exists || !sinks_.at(table)->HasCopyOf(table.ToString())) to_copy.push_back(table);
     }
     for (const PgTableName& table : o_.resync) {
       if (std::find(o_.tables.begin(), o_.tables.end(), table) == o_.tables.end()) {
@@ -293,6 +300,12 @@ class Pipeline {
 
   Status OpenSink(const PgTableName& table) {
     TableIdentifier id{o_.database, sync_->TargetName(table)};
+    if (auto it = targets_.find(id.ToString()); it != targets_.end()) {
+      // Another source of the same target (--into).
+      TIDE_RETURN_IF_ERROR(it->second->AddSource(table.ToString()));
+      sinks_[table] = it->second.get();
+      return Status::OK();
+    }
     std::vector<std::string> computed;
     for (const ScopedValue& v : o_.computed_columns) {
       if (v.AppliesTo(table)) computed.push_back(v.value);
@@ -300,7 +313,8 @@ class Pipeline {
     TIDE_ASSIGN_OR_RETURN(auto sink, TableSink::Open(FileSystem::Local(), catalog_->TablePath(id), id.ToString(),
                                                      table.ToString(), user_, std::move(computed),
                                                      o_.metadata_columns, source_database_));
-    sinks_[table] = std::move(sink);
+    sinks_[table] = sink.get();
+    targets_[id.ToString()] = std::move(sink);
     return Status::OK();
   }
 
@@ -315,6 +329,10 @@ class Pipeline {
     copy_options.workers = o_.copy_workers;
     TIDE_ASSIGN_OR_RETURN(auto copy, SnapshotCopy::Start(copy_options, tables));
     repl.reset();  // every worker holds the snapshot now; the export (and a temporary slot) may end
+    // The sources each target still waits for, and those this copy completes: a target of several
+    // sources (--into) is committed once all of its sources copied here are in.
+    std::map<TableSink*, std::vector<std::string>> copying;
+    std::set<TableSink*> truncated;
     for (const SourceRelationPtr& relation : copy->relations()) {
       TableIdentifier id{o_.database, sync_->TargetName(relation->table)};
       TIDE_ASSIGN_OR_RETURN(TableLayout layout, LayoutFor(*relation, o_));
@@ -322,14 +340,22 @@ class Pipeline {
       TIDE_RETURN_IF_ERROR(CreateTargetTable(*catalog_, id, *relation, layout, details, o_));
       if (!sinks_.count(relation->table)) TIDE_RETURN_IF_ERROR(OpenSink(relation->table));
       TableSink& sink = *sinks_.at(relation->table);
+      // A source of a shared target may have columns the target lacks (added as nullable columns).
+      if (sink.multi_source()) TIDE_RETURN_IF_ERROR(sink.Evolve(*relation, kInvalidLsn, false));
       TIDE_RETURN_IF_ERROR(sink.CheckSource(*relation));
-      if (resync_.count(relation->table)) {
+      copying[&sink].push_back(relation->table.ToString());
+    }
+    for (const SourceRelationPtr& relation : copy->relations()) {
+      TableSink& sink = *sinks_.at(relation->table);
+      if (resync_.count(relation->table) && truncated.insert(&sink).second) {
         // Copied again: the copy replaces the table's contents (an OVERWRITE at the copy's position).
         TIDE_RETURN_IF_ERROR(sink.Truncate());
         Progress(fmt::format("copying {} again into {}, replacing its rows", relation->table.ToString(),
                              sink.table_name()));
       }
     }
+    std::map<TableSink*, size_t> remaining;
+    for (const auto& [sink, sources] : copying) remaining[sink] = sources.size();
     Progress(fmt::format("copying {} table(s) at {}", tables.size(), FormatLsn(lsn)));
     while (true) {
       TIDE_ASSIGN_OR_RETURN(auto batch, copy->Next());
@@ -337,9 +363,17 @@ class Pipeline {
       TableSink& sink = *sinks_.at(batch->relation->table);
       stats_->copied_rows += static_cast<int64_t>(batch->rows.size());
       TIDE_RETURN_IF_ERROR(sink.WriteCopyRows(batch->relation, &batch->rows));
-      if (batch->table_complete) {
-        TIDE_RETURN_IF_ERROR(sink.Commit(lsn, lsn));
-        Progress(fmt::format("copied {} into {} ({} rows)", batch->relation->table.ToString(), sink.table_name(),
+      if (batch->table_complete && --remaining[&sink] == 0) {
+        // The commit's position: the copy's, unless the target holds other sources at a position of
+        // their own P; then P + 1 (no transaction commits at P + 1: WAL records are 8-byte aligned),
+        // and the copied sources' positions go into the snapshot beside it.
+        const std::vector<std::string>& copied = copying[&sink];
+        Lsn commit_lsn = lsn;
+        if (sink.committed().commit_lsn != kInvalidLsn && copied.size() < sink.sources().size()) {
+          commit_lsn = sink.committed().commit_lsn + 1;
+        }
+        TIDE_RETURN_IF_ERROR(sink.Commit(commit_lsn, lsn, copied));
+        Progress(fmt::format("copied {} into {} ({} rows)", Join(copied, ", "), sink.table_name(),
                              sink.rows_written()));
       }
       copy->Recycle(std::move(*batch));
@@ -355,13 +389,13 @@ class Pipeline {
 
   TableSink* SinkOf(const SourceRelation& relation) {
     auto it = sinks_.find(relation.table);
-    return it == sinks_.end() ? nullptr : it->second.get();
+    return it == sinks_.end() ? nullptr : it->second;
   }
 
   // Commits every table with pending changes as holding the source up to `lsn`.
   Status CommitRound(Lsn lsn) {
     bool any = false;
-    for (auto& [table, sink] : sinks_) {
+    for (auto& [target, sink] : targets_) {
       if (!sink->pending()) continue;
       TIDE_RETURN_IF_ERROR(sink->Commit(lsn));
       any = true;
@@ -372,7 +406,7 @@ class Pipeline {
   }
 
   bool AnyPending() const {
-    for (const auto& [table, sink] : sinks_) {
+    for (const auto& [target, sink] : targets_) {
       if (sink->pending()) return true;
     }
     return false;
@@ -432,7 +466,7 @@ class Pipeline {
         touched.clear();
       } else if (auto* change = std::get_if<RowChange>(&event)) {
         TableSink* sink = SinkOf(*change->relation);
-        if (sink == nullptr || sink->Holds(txn.commit_lsn)) continue;
+        if (sink == nullptr || sink->Holds(change->relation->table.ToString(), txn.commit_lsn)) continue;
         result = sink->Apply(*change, TableSink::TransactionContext{txn.commit_time_micros, last_commit_lsn,
                                                                      touched.count(sink) > 0});
         if (!result.ok()) break;
@@ -442,7 +476,7 @@ class Pipeline {
         TableSink* sink = SinkOf(*schema->current);
         if (sink == nullptr) continue;
         // A transaction the table holds may carry an older description (replayed after a restart).
-        if (sink->Holds(txn.commit_lsn)) continue;
+        if (sink->Holds(schema->current->table.ToString(), txn.commit_lsn)) continue;
         result = sink->Evolve(*schema->current, last_commit_lsn, touched.count(sink) > 0);
         if (!result.ok()) {
           result = result.WithContext(fmt::format("the description of {} changed at LSN {}",
@@ -452,8 +486,8 @@ class Pipeline {
       } else if (auto* truncate = std::get_if<TruncateTables>(&event)) {
         for (const auto& relation : truncate->relations) {
           TableSink* sink = SinkOf(*relation);
-          if (sink == nullptr || sink->Holds(txn.commit_lsn)) continue;
-          result = sink->Truncate();
+          if (sink == nullptr || sink->Holds(relation->table.ToString(), txn.commit_lsn)) continue;
+          result = sink->Truncate(&relation->table);
           if (!result.ok()) break;
         }
         if (!result.ok()) break;
@@ -492,7 +526,8 @@ class Pipeline {
   std::unique_ptr<PgConnection> sql_;
   std::string source_database_;  // current_database() of the source, for the database_name metadata column
   std::unique_ptr<Catalog> catalog_;
-  std::map<PgTableName, std::unique_ptr<TableSink>> sinks_;
+  std::map<std::string, std::unique_ptr<TableSink>> targets_;  // by lake table (db.table)
+  std::map<PgTableName, TableSink*> sinks_;                     // by source table
   std::set<PgTableName> resync_;  // tables copied again (o_.resync)
   Clock::time_point last_commit_ = Clock::now();
 };

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "tide/types/datum.h"
 
@@ -25,6 +26,16 @@ class RecentRows {
   enum class Found { kRow, kDeleted, kUnknown };
   // What the set knows of `key`: its newest row (in *row), that it was deleted, or nothing.
   Found Find(const std::string& key, Row* row) const;
+
+  // The newest rows (not deleted ones) for which `pred` holds.
+  template <typename Pred>
+  std::vector<Row> RowsWhere(Pred pred) const {
+    std::vector<Row> out;
+    for (const auto& [key, row] : rows_) {
+      if (row && pred(*row)) out.push_back(*row);
+    }
+    return out;
+  }
 
   void Put(const std::string& key, const Row& row);
   void PutDeleted(const std::string& key);

@@ -1,6 +1,7 @@
 #include "tide/sync/table_sink.h"
 
 #include "tide/base/logging.h"
+#include "tide/base/strings.h"
 
 #include <fmt/format.h>
 
@@ -38,6 +39,11 @@ Result<SinkPosition> ReadSinkPosition(FileSystem* fs, const std::string& table_p
       if (auto source = s->properties->find(std::string(kSourceTableProperty)); source != s->properties->end()) {
         position.source_table = source->second;
       }
+      for (const auto& [key, value] : *s->properties) {
+        if (!StartsWith(key, kSourceCopyLsnPropertyPrefix)) continue;
+        TIDE_ASSIGN_OR_RETURN(Lsn lsn, ParseLsn(value));
+        position.source_copy_lsn[key.substr(kSourceCopyLsnPropertyPrefix.size())] = lsn;
+      }
     }
     break;
   }
@@ -59,6 +65,7 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(FileSystem* fs, std::string t
   sink->table_path_ = std::move(table_path);
   sink->table_name_ = std::move(table_name);
   sink->source_table_ = std::move(source_table);
+  sink->sources_.push_back(sink->source_table_);
   sink->commit_user_ = std::move(commit_user);
   sink->computed_specs_ = std::move(computed_specs);
   for (const std::string& spec : sink->computed_specs_) {
@@ -73,6 +80,12 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(FileSystem* fs, std::string t
   for (int k : sink->key_columns_) key_types.push_back(sink->schema_.fields[static_cast<size_t>(k)].type);
   sink->key_writer_ = std::make_unique<BinaryRowWriter>(std::move(key_types));
   TIDE_ASSIGN_OR_RETURN(sink->committed_, ReadSinkPosition(fs, sink->table_path_, sink->commit_user_));
+  // The sources the table already holds (several with --into) stay in its properties.
+  for (const std::string& source : SplitTrimmed(sink->committed_.source_table, ',')) {
+    if (!source.empty() && std::find(sink->sources_.begin(), sink->sources_.end(), source) == sink->sources_.end()) {
+      sink->sources_.push_back(source);
+    }
+  }
   TIDE_ASSIGN_OR_RETURN(CoreOptions options, CoreOptions::Create(sink->schema_, sink->table_name_));
   sink->cross_partition_ = options.bucket() == -1 && IsCrossPartitionUpdate(sink->schema_);
   TIDE_RETURN_IF_ERROR(sink->NewWriter());
@@ -91,8 +104,75 @@ Status TableSink::NewWriter(bool for_overwrite) {
   return Status::OK();
 }
 
-Status TableSink::Truncate() {
+Status TableSink::AddSource(const std::string& source) {
+  if (std::find(sources_.begin(), sources_.end(), source) != sources_.end()) return Status::OK();
+  if (schema_.FieldIndex(std::string(MetadataColumnName(MetadataColumn::kTableName))) < 0) {
+    return Status::InvalidArgument(
+        "table {}: {} and {} are synced into it, but it has no table_name column to tell their rows apart; drop "
+        "it and let the sync create it anew with --into",
+        table_name_, source_table_, source);
+  }
+  sources_.push_back(source);
+  return Status::OK();
+}
+
+bool TableSink::HasCopyOf(const std::string& source) const {
+  if (auto it = committed_.source_copy_lsn.find(source); it != committed_.source_copy_lsn.end()) return true;
+  // A table of one source records its copy position alone.
+  return committed_.source_copy_lsn.empty() && committed_.copy_lsn != kInvalidLsn &&
+         SplitTrimmed(committed_.source_table, ',') == std::vector<std::string>{source};
+}
+
+bool TableSink::Holds(const std::string& source, Lsn commit_lsn) const {
+  if (commit_lsn <= committed_.commit_lsn) return true;
+  auto it = committed_.source_copy_lsn.find(source);
+  return it != committed_.source_copy_lsn.end() && commit_lsn <= it->second;
+}
+
+Status TableSink::DeleteRowsOf(const PgTableName& source) {
+  const int table_column = schema_.FieldIndex(std::string(MetadataColumnName(MetadataColumn::kTableName)));
+  const int schema_column = schema_.FieldIndex(std::string(MetadataColumnName(MetadataColumn::kSchemaName)));
+  auto of_source = [&](const Row& row) {
+    return row[static_cast<size_t>(table_column)].as_string() == source.name &&
+           (schema_column < 0 || row[static_cast<size_t>(schema_column)].is_null() ||
+            row[static_cast<size_t>(schema_column)].as_string() == source.schema);
+  };
+  if (pending_ && !recent_.complete()) {
+    return Fail(Status::NotSupported(
+        "table {}: a TRUNCATE of {} came after more rows than Tide keeps since the last commit ({} MiB); its "
+        "buffered rows cannot be told apart from the other sources'; truncate it in a transaction of its own",
+        table_name_, source.ToString(), kRecentRowsBudget >> 20));
+  }
+  std::vector<Row> doomed = recent_.RowsWhere(of_source);
+  auto table = Table::Open(fs_, table_path_, table_name_);
+  if (!table.ok()) return Fail(table.status());
+  auto reader = (*table)->NewReader(ReadOptions{});
+  if (!reader.ok()) return Fail(reader.status().WithContext("reading the rows of " + source.ToString() + " to truncate"));
+  std::vector<std::string> names;
+  for (const DataField& f : (*reader)->fields()) names.push_back(f.name);
+  std::vector<Row> rows;
+  while (true) {
+    rows.clear();
+    auto more = (*reader)->NextBatch(4096, &rows);
+    if (!more.ok()) return Fail(more.status().WithContext("reading the rows of " + source.ToString() + " to truncate"));
+    for (Row& read : rows) {
+      // The committed row in the current schema's column order (the snapshot may predate a new column).
+      Row row(schema_.fields.size());
+      for (size_t i = 0; i < names.size() && i < read.size(); ++i) {
+        int idx = schema_.FieldIndex(names[i]);
+        if (idx >= 0) row[static_cast<size_t>(idx)] = std::move(read[i]);
+      }
+      if (of_source(row)) doomed.push_back(std::move(row));
+    }
+    if (!*more) break;
+  }
+  for (Row& row : doomed) TIDE_RETURN_IF_ERROR(Write(RowKind::kDelete, std::move(row)));
+  return Status::OK();
+}
+
+Status TableSink::Truncate(const PgTableName* source) {
   if (!failed_.ok()) return failed_;
+  if (source && multi_source()) return DeleteRowsOf(*source);
   // The rows buffered so far came before the TRUNCATE: they go with the table. The writer of what
   // follows starts from an empty table (no files, no bucket assignments), so a whole-table overwrite
   // publishes it in every bucket mode.
@@ -131,7 +211,9 @@ Status TableSink::CheckSource(const SourceRelation& relation) const {
   }
   for (int k : key_columns_) {
     const std::string& key = schema_.fields[static_cast<size_t>(k)].name;
-    if (relation.ColumnIndex(key) < 0 && !computed_names_.count(key)) {
+    bool metadata = std::any_of(metadata_.begin(), metadata_.end(),
+                                [&](MetadataColumn m) { return MetadataColumnName(m) == key; });
+    if (relation.ColumnIndex(key) < 0 && !computed_names_.count(key) && !metadata) {
       return Status::InvalidArgument("table {}: primary-key column {} is not a column of {}", table_name_, key,
                                      relation.table.ToString());
     }
@@ -460,9 +542,13 @@ Status TableSink::Apply(const RowChange& change, const TransactionContext& conte
   return Status::OK();
 }
 
-Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn) {
+Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn, const std::vector<std::string>& copied_sources) {
   if (!failed_.ok()) return failed_;
   if (!pending_ && !copy_lsn) return Status::OK();
+  std::map<std::string, Lsn> source_copy_lsn = committed_.source_copy_lsn;
+  if (copy_lsn) {
+    for (const std::string& source : copied_sources) source_copy_lsn[source] = *copy_lsn;
+  }
   auto prepared = write_->PrepareCommit();
   if (!prepared.ok()) return Fail(prepared.status());
   const std::vector<CommitMessage>* messages = &*prepared;
@@ -472,7 +558,12 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn) {
   options.allow_empty = copy_lsn.has_value();
   Lsn copy = copy_lsn.value_or(committed_.copy_lsn);
   options.properties[std::string(kCommitLsnProperty)] = FormatLsn(commit_lsn);
-  options.properties[std::string(kSourceTableProperty)] = source_table_;
+  options.properties[std::string(kSourceTableProperty)] = Join(sources_, ",");
+  if (sources_.size() > 1 || source_copy_lsn.size() > 1) {
+    for (const auto& [source, lsn] : source_copy_lsn) {
+      options.properties[std::string(kSourceCopyLsnPropertyPrefix) + source] = FormatLsn(lsn);
+    }
+  }
   if (copy != kInvalidLsn) options.properties[std::string(kCopyLsnProperty)] = FormatLsn(copy);
   auto result = truncate_ ? commit_->Overwrite(OverwriteScope::WholeTable(/*fresh_writer=*/true), *messages, options)
                           : commit_->Commit(*messages, options);
@@ -496,6 +587,8 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn) {
   if (!result->snapshot_ids.empty()) committed_.snapshot_id = result->snapshot_ids.back();
   committed_.commit_lsn = commit_lsn;
   committed_.copy_lsn = copy;
+  committed_.source_copy_lsn = std::move(source_copy_lsn);
+  committed_.source_table = Join(sources_, ",");
   pending_ = false;
   recent_.Reset();
   if (!result->snapshot_ids.empty() && maintenance_) {

@@ -41,13 +41,18 @@ namespace tide {
 inline constexpr std::string_view kCommitLsnProperty = "tide.source.commit-lsn";
 inline constexpr std::string_view kCopyLsnProperty = "tide.source.copy-lsn";
 inline constexpr std::string_view kSourceTableProperty = "tide.source.table";
+// Targets of several sources (--into): the copy position of each, `tide.source.copy-lsn.<schema.table>`.
+inline constexpr std::string_view kSourceCopyLsnPropertyPrefix = "tide.source.copy-lsn.";
 
 // What a target table holds of its source, read from its newest snapshot by the sync's commit user.
 struct SinkPosition {
   Lsn copy_lsn = kInvalidLsn;    // the initial copy's position; kInvalidLsn: no complete copy yet
   Lsn commit_lsn = kInvalidLsn;  // every source transaction with commit LSN <= this is in the table
   std::optional<int64_t> snapshot_id;
-  std::string source_table;  // `tide.source.table` of that snapshot: the source it mirrors
+  std::string source_table;  // `tide.source.table` of that snapshot: the source(s) it mirrors, comma-separated
+  // Targets of several sources: each source's copy position (its transactions at or below it are in
+  // the table although they may lie above commit_lsn).
+  std::map<std::string, Lsn> source_copy_lsn;
 };
 
 // Reads the position of the table at `table_path` for `commit_user` (the newest snapshot of that user;
@@ -73,8 +78,16 @@ class TableSink {
   const std::string& table_name() const { return table_name_; }
   const TableSchema& schema() const { return schema_; }
   const SinkPosition& committed() const { return committed_; }
-  // Whether the transaction that committed at `commit_lsn` is already in the table.
+  // Whether the transaction that committed at `commit_lsn` is already in the table (for `source`: also
+  // when it is at or below that source's own copy position).
   bool Holds(Lsn commit_lsn) const { return commit_lsn <= committed_.commit_lsn; }
+  bool Holds(const std::string& source, Lsn commit_lsn) const;
+  // Another source table merged into this target (`--into`); `table_name` must be a metadata column.
+  Status AddSource(const std::string& source);
+  bool multi_source() const { return sources_.size() > 1; }
+  const std::vector<std::string>& sources() const { return sources_; }
+  // Whether a complete initial copy of `source` is in the table.
+  bool HasCopyOf(const std::string& source) const;
   // Whether changes wait for a commit.
   bool pending() const { return pending_; }
   int64_t rows_written() const { return rows_written_; }
@@ -110,12 +123,16 @@ class TableSink {
   // A TRUNCATE in stream order: what is buffered is dropped, and the next commit replaces the whole
   // table (an OVERWRITE snapshot) with what is written after it, by a writer that started from an
   // empty table (so dynamic-bucket HASH indexes and the cross-partition key index start empty too).
-  Status Truncate();
+  // With several sources, `source` names the one truncated: only its rows are deleted (a -D of each of
+  // its keys, committed and buffered), the other sources' rows stay.
+  Status Truncate(const PgTableName* source = nullptr);
 
   // Commits what is buffered as holding every source transaction up to `commit_lsn`. With `copy_lsn`
   // the commit also completes the initial copy taken at that position (and is made even when the table
   // is empty). No-op when nothing is pending and no copy completes.
-  Status Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn = std::nullopt);
+  // `copied_sources`: the sources whose copy the commit completes (targets of several sources).
+  Status Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn = std::nullopt,
+                const std::vector<std::string>& copied_sources = {});
 
  private:
   TableSink() = default;
@@ -126,6 +143,8 @@ class TableSink {
   // NotSupported when a key-only old row lacks a column that a key or partition column is computed from.
   Status CheckOldRowComputes(const SourceRelationPtr& relation, const RowChange& change);
   Status NewWriter(bool for_overwrite = false);
+  // Writes a -D of every key of `source` (committed and buffered): a TRUNCATE of one of several sources.
+  Status DeleteRowsOf(const PgTableName& source);
   // The BinaryRow bytes of the primary key of target row `row` (in key_scratch_).
   Status EncodeKey(const Row& row);
   // Fills the unchanged TOASTed values of `source` (an UPDATE's new row) from the row's current value.
@@ -139,6 +158,7 @@ class TableSink {
   std::string table_path_;
   std::string table_name_;
   std::string source_table_;
+  std::vector<std::string> sources_;  // source_table_ and the sources added after it
   std::string commit_user_;
   TableSchema schema_;
   std::vector<int> key_columns_;  // target indices of the primary key
