@@ -73,6 +73,10 @@ std::unique_ptr<ChangeStream> ChangeStream::ForMessages(ChangeStreamOptions opti
 }
 
 Status ChangeStream::Feed(std::string_view payload) {
+  if (replaying_ || lone_event_) {
+    // As from the server: the next message is read only once every event before it was taken.
+    return Status::Internal("ChangeStream::Feed while events are ready: call Next() until it returns nothing");
+  }
   ++stats_.messages;
   stats_.bytes += payload.size();
   TIDE_ASSIGN_OR_RETURN(PgOutputMessage message, decoder_.Decode(payload));

@@ -71,7 +71,8 @@ class ChangeStream {
   // cases). Next() returns what the fed messages completed, nullopt when nothing is ready. Column types
   // must be built-in ones (there is no catalog to look others up in); replication() must not be called.
   static std::unique_ptr<ChangeStream> ForMessages(ChangeStreamOptions options, int proto_version);
-  // Handles one pgoutput message payload, as if it came from the server.
+  // Handles one pgoutput message payload, as if it came from the server (Internal while events are
+  // ready: take them with Next() first, as the server loop does).
   Status Feed(std::string_view payload);
   // The connection was lost and made again: what was partly received is forgotten (the server resends
   // it from the acknowledged position).
