@@ -66,6 +66,36 @@ Result<std::unique_ptr<ChangeStream>> ChangeStream::Adopt(std::unique_ptr<PgConn
   return stream;
 }
 
+std::unique_ptr<ChangeStream> ChangeStream::ForMessages(ChangeStreamOptions options, int proto_version) {
+  std::unique_ptr<ChangeStream> stream(new ChangeStream(std::move(options)));
+  stream->decoder_ = PgOutputDecoder(PgOutputDecoderOptions{proto_version, false});
+  return stream;
+}
+
+Status ChangeStream::Feed(std::string_view payload) {
+  if (replaying_ || lone_event_) {
+    // As from the server: the next message is read only once every event before it was taken.
+    return Status::Internal("ChangeStream::Feed while events are ready: call Next() until it returns nothing");
+  }
+  ++stats_.messages;
+  stats_.bytes += payload.size();
+  TIDE_ASSIGN_OR_RETURN(PgOutputMessage message, decoder_.Decode(payload));
+  bool lone = false;
+  TIDE_RETURN_IF_ERROR(HandleMessage(std::move(message), &lone));
+  UpdateInFlight();
+  return Status::OK();
+}
+
+void ChangeStream::OnReconnected() {
+  // The server starts over from the acknowledged position: partial transactions come again whole, and
+  // so do the descriptions they carried (pgoutput's relation cache is per session).
+  decoder_.Reset();
+  assembler_.Reset();
+  stream_current_.clear();
+  txn_current_.clear();
+  UpdateInFlight();
+}
+
 SourceRelationPtr ChangeStream::FindRelation(PgOid oid) const {
   auto it = current_.find(oid);
   return it == current_.end() ? nullptr : versions_[it->second];
@@ -73,11 +103,12 @@ SourceRelationPtr ChangeStream::FindRelation(PgOid oid) const {
 
 void ChangeStream::Acknowledge(Lsn end_lsn) {
   acknowledged_ = std::max(acknowledged_, end_lsn);
-  replication_->Acknowledge(end_lsn);
+  if (replication_) replication_->Acknowledge(end_lsn);
   UpdateInFlight();
 }
 
 void ChangeStream::UpdateInFlight() {
+  if (!replication_) return;
   bool in_flight = assembler_.has_open_transactions() || replaying_ != nullptr || delivered_end_lsn_ > acknowledged_;
   replication_->SetInFlight(in_flight);
 }
@@ -160,6 +191,8 @@ uint32_t ChangeStream::VersionFor(PgOid oid, std::optional<PgXid> top_xid) const
       auto it = s->second.find(oid);
       if (it != s->second.end()) return it->second;
     }
+  } else if (auto staged = txn_current_.find(oid); staged != txn_current_.end()) {
+    return staged->second;
   }
   auto it = current_.find(oid);
   return it == current_.end() ? TxnItem::kNoRelationVersion : it->second;
@@ -173,7 +206,7 @@ Result<uint32_t> ChangeStream::OnRelation(const PgRelation& relation, std::optio
   }
   TIDE_RETURN_IF_ERROR(ResolveTypes(relation));
   TIDE_ASSIGN_OR_RETURN(PgRowDecoder row_decoder, PgRowDecoder::Create(relation, types_, options_.type_mapping));
-  if (replication_->binary()) {
+  if (replication_ && replication_->binary()) {
     // A column Tide can read only as text (added to the publication, or to a table, after streaming
     // began): its values would arrive in binary. Stream again in text mode from the acknowledged position;
     // the server resends this description, and it is registered then.
@@ -201,6 +234,10 @@ Result<uint32_t> ChangeStream::OnRelation(const PgRelation& relation, std::optio
   versions_.push_back(rel);
   if (top_xid) {
     stream_current_[*top_xid][relation.oid] = rel->version;
+  } else if (assembler_.has_open_ordinary_transaction()) {
+    // Staged until the Commit: should the connection drop before it, the server sends the transaction
+    // (and this description) again, and the change must be seen again then.
+    txn_current_[relation.oid] = rel->version;
   } else {
     current_[relation.oid] = rel->version;
   }
@@ -237,6 +274,10 @@ Status ChangeStream::HandleMessage(PgOutputMessage message, bool* produced_lone_
           return assembler_.Begin(m);
         } else if constexpr (std::is_same_v<T, PgCommit>) {
           TIDE_ASSIGN_OR_RETURN(replaying_, assembler_.Commit(m));
+          // The descriptions the transaction carried are now the server's idea of what this session
+          // knows (also for a transaction dropped below as already delivered: it will not send them again).
+          for (const auto& [oid, version] : txn_current_) current_[oid] = version;
+          txn_current_.clear();
           if (m.commit_lsn <= last_commit_lsn_) {
             ++stats_.skipped_transactions;
             replaying_.reset();
@@ -254,7 +295,11 @@ Status ChangeStream::HandleMessage(PgOutputMessage message, bool* produced_lone_
           TxnItem item;
           item.relation_versions = {previous, version};
           item.body = TxnItem::RelationMarker{};
-          return add(std::move(item), m.stream_xid);
+          // The marker belongs to the top transaction, not to the subtransaction whose change made
+          // pgoutput send the description: pgoutput records the description as sent for the whole
+          // streamed transaction, so after a rolled-back savepoint it does not send it again, and the
+          // changes that follow use it.
+          return add(std::move(item), std::nullopt);
         } else if constexpr (std::is_same_v<T, PgTypeMessage>) {
           types_.AddFromTypeMessage(m);
           return Status::OK();
@@ -403,56 +448,51 @@ Result<std::optional<ChangeEvent>> ChangeStream::Next(std::chrono::milliseconds 
   return next;
 }
 
+Result<std::optional<ChangeEvent>> ChangeStream::TakeReady() {
+  if (lone_event_) {
+    ChangeEvent event = std::move(*lone_event_);
+    lone_event_.reset();
+    return std::optional<ChangeEvent>(std::move(event));
+  }
+  if (!replaying_) return std::optional<ChangeEvent>();
+  if (!begin_sent_) {
+    begin_sent_ = true;
+    txn_changes_ = 0;
+    return std::optional<ChangeEvent>(BeginTransaction{replaying_->info()});
+  }
+  TIDE_ASSIGN_OR_RETURN(auto item, replaying_->Next());
+  if (item) {
+    TIDE_ASSIGN_OR_RETURN(ChangeEvent event, Convert(std::move(*item)));
+    if (std::holds_alternative<RowChange>(event)) {
+      ++txn_changes_;
+      ++stats_.changes;
+    }
+    return std::optional<ChangeEvent>(std::move(event));
+  }
+  CommitTransaction commit{replaying_->info(), txn_changes_};
+  last_commit_lsn_ = commit.txn.commit_lsn;
+  delivered_end_lsn_ = std::max(delivered_end_lsn_, commit.txn.end_lsn);
+  ++stats_.transactions;
+  replaying_.reset();
+  UpdateInFlight();
+  return std::optional<ChangeEvent>(std::move(commit));
+}
+
 Result<std::optional<ChangeEvent>> ChangeStream::NextEvent(std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
   while (true) {
-    if (lone_event_) {
-      ChangeEvent event = std::move(*lone_event_);
-      lone_event_.reset();
-      return std::optional<ChangeEvent>(std::move(event));
-    }
-    if (replaying_) {
-      if (!begin_sent_) {
-        begin_sent_ = true;
-        txn_changes_ = 0;
-        return std::optional<ChangeEvent>(BeginTransaction{replaying_->info()});
-      }
-      TIDE_ASSIGN_OR_RETURN(auto item, replaying_->Next());
-      if (item) {
-        TIDE_ASSIGN_OR_RETURN(ChangeEvent event, Convert(std::move(*item)));
-        if (std::holds_alternative<RowChange>(event)) {
-          ++txn_changes_;
-          ++stats_.changes;
-        }
-        return std::optional<ChangeEvent>(std::move(event));
-      }
-      CommitTransaction commit{replaying_->info(), txn_changes_};
-      last_commit_lsn_ = commit.txn.commit_lsn;
-      delivered_end_lsn_ = std::max(delivered_end_lsn_, commit.txn.end_lsn);
-      ++stats_.transactions;
-      replaying_.reset();
-      UpdateInFlight();
-      return std::optional<ChangeEvent>(std::move(commit));
-    }
+    TIDE_ASSIGN_OR_RETURN(auto ready, TakeReady());
+    if (ready || !replication_) return ready;
     auto now = std::chrono::steady_clock::now();
     auto left = now >= deadline ? std::chrono::milliseconds(0)
                                 : std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
     TIDE_ASSIGN_OR_RETURN(auto event, replication_->Next(left));
     if (!event) return std::optional<ChangeEvent>();
     if (event->kind == ReplicationEvent::Kind::kReconnected) {
-      // The server starts over from the acknowledged position: partial transactions come again whole.
-      decoder_.Reset();
-      assembler_.Reset();
-      stream_current_.clear();
-      UpdateInFlight();
+      OnReconnected();
       continue;
     }
-    ++stats_.messages;
-    stats_.bytes += event->data.payload.size();
-    TIDE_ASSIGN_OR_RETURN(PgOutputMessage message, decoder_.Decode(event->data.payload));
-    bool lone = false;
-    TIDE_RETURN_IF_ERROR(HandleMessage(std::move(message), &lone));
-    UpdateInFlight();
+    TIDE_RETURN_IF_ERROR(Feed(event->data.payload));
   }
 }
 

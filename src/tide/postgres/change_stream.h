@@ -19,6 +19,12 @@
 // when its Relation message arrives, before any of its values are decoded (a stream on a temporary
 // slot cannot restart: Next() then fails with NotSupported saying so).
 //
+// Relation descriptions follow the transactions that carry them: a description that arrives inside an
+// ordinary transaction becomes the current one at its Commit (a reconnect before the Commit forgets it,
+// and the resent transaction raises its schema change again); inside a streamed transaction, at its
+// Stream Commit. A description's marker (SourceSchemaChange) belongs to the top transaction, so a
+// rolled-back savepoint does not take it along (pgoutput does not send the description again).
+//
 // Thread-safety: one thread calls everything except RequestStop() (any thread).
 #pragma once
 
@@ -61,6 +67,16 @@ class ChangeStream {
   static Result<std::unique_ptr<ChangeStream>> Start(ChangeStreamOptions options);
   // Streams on the caller's replication connection (a temporary slot created on it); cannot reconnect.
   static Result<std::unique_ptr<ChangeStream>> Adopt(std::unique_ptr<PgConnection> conn, ChangeStreamOptions options);
+  // A stream without a server, fed pgoutput message payloads by Feed() (tests of the protocol's edge
+  // cases). Next() returns what the fed messages completed, nullopt when nothing is ready. Column types
+  // must be built-in ones (there is no catalog to look others up in); replication() must not be called.
+  static std::unique_ptr<ChangeStream> ForMessages(ChangeStreamOptions options, int proto_version);
+  // Handles one pgoutput message payload, as if it came from the server (Internal while events are
+  // ready: take them with Next() first, as the server loop does).
+  Status Feed(std::string_view payload);
+  // The connection was lost and made again: what was partly received is forgotten (the server resends
+  // it from the acknowledged position).
+  void OnReconnected();
   ~ChangeStream();
 
   // The next event, waiting up to `timeout` for the server (nullopt when nothing completed in time).
@@ -70,9 +86,11 @@ class ChangeStream {
   // Everything up to `end_lsn` (a delivered transaction's end LSN) is durable downstream.
   void Acknowledge(Lsn end_lsn);
   // Sends a status update now (e.g. right after an Acknowledge at shutdown).
-  Status Flush() { return replication_->SendStatus(false); }
-  void RequestStop() { replication_->RequestStop(); }
-  Status Close() { return replication_->Close(); }
+  Status Flush() { return replication_ ? replication_->SendStatus(false) : Status::OK(); }
+  void RequestStop() {
+    if (replication_) replication_->RequestStop();
+  }
+  Status Close() { return replication_ ? replication_->Close() : Status::OK(); }
 
   ReplicationStream& replication() { return *replication_; }
   const TransactionAssembler& assembler() const { return assembler_; }
@@ -84,6 +102,8 @@ class ChangeStream {
  private:
   explicit ChangeStream(ChangeStreamOptions options);
   Result<std::optional<ChangeEvent>> NextEvent(std::chrono::milliseconds timeout);
+  // The next event of what was received (a lone message, or the next part of a committed transaction).
+  Result<std::optional<ChangeEvent>> TakeReady();
   Status HandleMessage(PgOutputMessage message, bool* produced_lone_event);
   // Registers a relation description; sets *restarted instead when it made the stream restart in text
   // mode (the description comes again).
@@ -108,7 +128,8 @@ class ChangeStream {
   TransactionAssembler assembler_;
 
   std::vector<SourceRelationPtr> versions_;             // by version number
-  std::unordered_map<PgOid, uint32_t> current_;         // outside streamed transactions
+  std::unordered_map<PgOid, uint32_t> current_;         // as of the last committed transaction
+  std::unordered_map<PgOid, uint32_t> txn_current_;     // staged by the open ordinary transaction
   std::map<PgXid, std::unordered_map<PgOid, uint32_t>> stream_current_;  // inside a streamed transaction
 
   std::unique_ptr<AssembledTransaction> replaying_;

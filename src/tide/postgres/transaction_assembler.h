@@ -126,6 +126,8 @@ class TransactionAssembler {
 
   // True when some transaction is open (partly received).
   bool has_open_transactions() const { return open_.has_value() || !streamed_.empty(); }
+  // True between an ordinary transaction's Begin and its Commit.
+  bool has_open_ordinary_transaction() const { return open_.has_value(); }
   size_t memory_bytes() const { return memory_; }
   size_t peak_memory_bytes() const { return peak_memory_; }
   uint64_t spilled_bytes() const { return spilled_bytes_; }

@@ -116,7 +116,22 @@ Result<TableLayout> LayoutFor(const SourceRelation& relation, const PostgresSync
 struct ColumnDetails {
   std::set<std::string> not_null;
   std::map<std::string, std::string> comments;
+  std::vector<SourceAttribute> attributes;  // live, non-generated columns in attnum order
 };
+
+// The live, non-generated columns of relation `oid` (generated columns are not replicated).
+Result<std::vector<SourceAttribute>> ReadSourceAttributes(PgConnection& sql, const std::string& relation) {
+  std::string generated = sql.server_version() >= 120000 ? " AND a.attgenerated = ''" : "";
+  TIDE_ASSIGN_OR_RETURN(PgResult rows, sql.Query("SELECT a.attnum, a.attname FROM pg_attribute a WHERE a.attrelid = " +
+                                                 relation + " AND a.attnum > 0 AND NOT a.attisdropped" + generated +
+                                                 " ORDER BY a.attnum"));
+  std::vector<SourceAttribute> out;
+  for (int r = 0; r < rows.rows(); ++r) {
+    TIDE_ASSIGN_OR_RETURN(int64_t attnum, ParseInt64(rows.Value(r, 0), "pg_attribute.attnum"));
+    out.push_back(SourceAttribute{static_cast<int32_t>(attnum), std::string(rows.Value(r, 1))});
+  }
+  return out;
+}
 
 Result<ColumnDetails> ReadColumnDetails(PgConnection& sql, const PgTableName& table) {
   std::string regclass = sql.QuoteLiteral(table.Quoted()) + "::regclass";
@@ -130,6 +145,7 @@ Result<ColumnDetails> ReadColumnDetails(PgConnection& sql, const PgTableName& ta
     if (rows.Value(r, 1) == "t") details.not_null.insert(name);
     if (!rows.IsNull(r, 2)) details.comments[name] = std::string(rows.Value(r, 2));
   }
+  TIDE_ASSIGN_OR_RETURN(details.attributes, ReadSourceAttributes(sql, regclass));
   return details;
 }
 
@@ -149,7 +165,21 @@ Status CreateTargetTable(const Catalog& catalog, const TableIdentifier& id, cons
     columns.push_back(ColumnDefinition{std::string(MetadataColumnName(m)), MetadataColumnType(m),
                                        "metadata: " + std::string(MetadataColumnName(m))});
   }
-  auto created = catalog.CreateTable(id, columns, layout.partition_keys, layout.primary_keys, options.table_conf);
+  // The attnum of each source column (field ids 0.. follow the relation's columns), when the catalog
+  // describes the table as the copy saw it (else they are recorded at the first schema change).
+  auto table_conf = options.table_conf;
+  bool same = details.attributes.size() == relation.fields.size();
+  for (size_t i = 0; same && i < relation.fields.size(); ++i) {
+    same = details.attributes[i].name == relation.fields[i].name;
+  }
+  if (same && !relation.fields.empty()) {
+    std::map<int32_t, int32_t> attnums;
+    for (size_t i = 0; i < details.attributes.size(); ++i) {
+      attnums[static_cast<int32_t>(i)] = details.attributes[i].attnum;
+    }
+    table_conf.emplace_back(std::string(kSourceAttnumsOption), FormatSourceAttnums(attnums));
+  }
+  auto created = catalog.CreateTable(id, columns, layout.partition_keys, layout.primary_keys, table_conf);
   if (!created.ok() && !created.status().IsAlreadyExists()) {
     return created.status().WithContext("creating the lake table for " + relation.table.ToString());
   }
@@ -477,7 +507,8 @@ class Pipeline {
         if (sink == nullptr) continue;
         // A transaction the table holds may carry an older description (replayed after a restart).
         if (sink->Holds(schema->current->table.ToString(), txn.commit_lsn)) continue;
-        result = sink->Evolve(*schema->current, last_commit_lsn, touched.count(sink) > 0);
+        result = sink->Evolve(*schema->current, last_commit_lsn, touched.count(sink) > 0,
+                              [this](PgOid oid) { return ReadSourceAttributes(*sql_, std::to_string(oid)); });
         if (!result.ok()) {
           result = result.WithContext(fmt::format("the description of {} changed at LSN {}",
                                                   schema->current->table.ToString(), FormatLsn(txn.commit_lsn)));
@@ -489,6 +520,8 @@ class Pipeline {
           if (sink == nullptr || sink->Holds(relation->table.ToString(), txn.commit_lsn)) continue;
           result = sink->Truncate(&relation->table);
           if (!result.ok()) break;
+          // The TRUNCATE is part of this transaction: a schema change after it must not commit it early.
+          touched.insert(sink);
         }
         if (!result.ok()) break;
       } else if (auto* commit = std::get_if<CommitTransaction>(&event)) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 
 #include "tide/table/schema/schema_change.h"
 #include "tide/table/schema/schema_manager.h"
@@ -221,39 +222,245 @@ Status TableSink::CheckSource(const SourceRelation& relation) const {
   return Status::OK();
 }
 
-Status TableSink::Evolve(const SourceRelation& relation, Lsn last_complete_lsn, bool touched_in_transaction) {
-  if (!failed_.ok()) return failed_;
-  std::vector<SchemaChange> changes;
-  for (const DataField& f : relation.fields) {
-    int idx = schema_.FieldIndex(f.name);
-    if (idx < 0) {
-      changes.push_back(SchemaChange::AddColumn(f.name, f.type.WithNullable(true)));
-      continue;
+std::string FormatSourceAttnums(const std::map<int32_t, int32_t>& attnums) {
+  std::string out;
+  for (const auto& [field_id, attnum] : attnums) {
+    if (!out.empty()) out += ',';
+    out += fmt::format("{}:{}", field_id, attnum);
+  }
+  return out;
+}
+
+Result<std::map<int32_t, int32_t>> ParseSourceAttnums(std::string_view value) {
+  std::map<int32_t, int32_t> out;
+  size_t pos = 0;
+  while (pos < value.size()) {
+    size_t comma = value.find(',', pos);
+    std::string_view item = value.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+    pos = comma == std::string_view::npos ? value.size() : comma + 1;
+    size_t colon = item.find(':');
+    int32_t field_id = 0, attnum = 0;
+    bool ok = colon != std::string_view::npos;
+    if (ok) {
+      auto a = std::from_chars(item.data(), item.data() + colon, field_id);
+      auto b = std::from_chars(item.data() + colon + 1, item.data() + item.size(), attnum);
+      ok = a.ec == std::errc() && a.ptr == item.data() + colon && b.ec == std::errc() &&
+           b.ptr == item.data() + item.size() && attnum > 0;
     }
-    const DataType& target = schema_.fields[static_cast<size_t>(idx)].type;
-    if (target.EqualsIgnoreNullable(f.type)) continue;
-    if (!IsImplicitCast(target, f.type)) {
+    if (!ok) {
+      return Status::InvalidArgument("table option {} = '{}' is malformed at '{}' (expected fieldId:attnum,...); "
+                                     "remove it (tide table alter --reset-option) and Tide records it again",
+                                     kSourceAttnumsOption, value, item);
+    }
+    out[field_id] = attnum;
+  }
+  return out;
+}
+
+bool TableSink::IsSourceField(const DataField& field) const {
+  if (computed_names_.count(field.name)) return false;
+  for (MetadataColumn m : metadata_) {
+    if (MetadataColumnName(m) == field.name) return false;
+  }
+  return true;
+}
+
+Status TableSink::Evolve(const SourceRelation& relation, Lsn last_complete_lsn, bool touched_in_transaction,
+                         const SourceAttributeReader& read_catalog) {
+  if (!failed_.ok()) return failed_;
+  const std::string source = relation.table.ToString();
+  std::map<int32_t, int32_t> attnums;  // lake field id -> source attnum, as recorded
+  if (std::optional<std::string> recorded = schema_.FindOption(std::string(kSourceAttnumsOption))) {
+    auto parsed = ParseSourceAttnums(*recorded);
+    if (!parsed.ok()) return Fail(parsed.status().WithContext("table " + table_name_));
+    attnums = std::move(parsed).value();
+  }
+  std::map<int32_t, int32_t> field_of_attnum;
+  for (const auto& [id, attnum] : attnums) {
+    if (schema_.FieldIndexById(id) >= 0) field_of_attnum[attnum] = id;
+  }
+
+  // The catalog tells renames from drops and adds by attnum; it is read now, possibly after more DDL
+  // than the stream has reached, so it is trusted only when it lists exactly the stream's columns.
+  std::optional<std::vector<SourceAttribute>> catalog;   // trusted
+  std::optional<std::vector<SourceAttribute>> later;     // read, but ahead of the stream
+  // A table of several sources (--into) follows each by column name: attnums are per source table, so
+  // one source's attnum says nothing of another's columns; a column one source lacks is not a rename.
+  const bool by_name = multi_source();
+  if (read_catalog && !by_name) {
+    auto read = read_catalog(relation.oid);
+    if (!read.ok()) {
+      TIDE_LOG_WARN("table {}: cannot read the columns of {} from the catalog ({}); matching columns by name",
+                    table_name_, source, read.status().ToString());
+    } else {
+      bool same = read->size() == relation.fields.size();
+      for (size_t i = 0; same && i < read->size(); ++i) same = (*read)[i].name == relation.fields[i].name;
+      if (same) {
+        catalog = std::move(read).value();
+      } else {
+        later = std::move(read).value();
+      }
+    }
+  }
+
+  // The lake column of each source column (index into schema_.fields; -1: a new column).
+  std::vector<int> target(relation.fields.size(), -1);
+  std::map<int32_t, std::string> renames;                  // field id -> new name
+  std::vector<std::pair<std::string, int32_t>> additions;  // new column -> attnum (0: unknown)
+  std::map<int32_t, int32_t> next_attnums = attnums;
+  if (catalog) {
+    std::set<int32_t> live;
+    for (const SourceAttribute& a : *catalog) live.insert(a.attnum);
+    for (size_t i = 0; i < relation.fields.size(); ++i) {
+      const std::string& name = relation.fields[i].name;
+      const int32_t attnum = (*catalog)[i].attnum;
+      if (auto it = field_of_attnum.find(attnum); it != field_of_attnum.end()) {
+        int idx = schema_.FieldIndexById(it->second);
+        target[i] = idx;
+        if (schema_.fields[static_cast<size_t>(idx)].name != name) renames[it->second] = name;
+        continue;
+      }
+      int idx = schema_.FieldIndex(name);
+      if (idx >= 0 && IsSourceField(schema_.fields[static_cast<size_t>(idx)])) {
+        const DataField& f = schema_.fields[static_cast<size_t>(idx)];
+        auto known = attnums.find(f.id);
+        if (known == attnums.end()) {
+          // Not recorded yet (a table synced before attnums were kept): the column of that name.
+          target[i] = idx;
+          next_attnums[f.id] = attnum;
+          continue;
+        }
+        if (!live.count(known->second)) {
+          return Fail(Status::InvalidArgument(
+              "table {}: column {} of {} is a new column (attnum {}), but lake column {} holds the column of that "
+              "name that PostgreSQL dropped (attnum {}); rename or drop the lake column (tide table alter --rename-column or "
+              "--drop-column), then restart; nothing after the last commit was acknowledged",
+              table_name_, name, source, attnum, name, known->second));
+        }
+        // The lake column of that name is renamed away (its attnum lives on under another name).
+      }
+      additions.emplace_back(name, attnum);
+    }
+  } else {
+    std::vector<std::string> gained;
+    for (size_t i = 0; i < relation.fields.size(); ++i) {
+      int idx = schema_.FieldIndex(relation.fields[i].name);
+      if (idx >= 0 && IsSourceField(schema_.fields[static_cast<size_t>(idx)])) {
+        target[i] = idx;
+      } else {
+        gained.push_back(relation.fields[i].name);
+      }
+    }
+    // Lake columns that may have been renamed to a gained name: those the description lacks whose
+    // attnum is unknown or still alive in the catalog (a dropped attnum never comes back).
+    std::vector<std::string> lost;
+    if (!gained.empty() && !by_name) {
+      std::set<int32_t> alive;
+      if (later) {
+        for (const SourceAttribute& a : *later) alive.insert(a.attnum);
+      }
+      for (const DataField& f : schema_.fields) {
+        if (!IsSourceField(f) || relation.ColumnIndex(f.name) >= 0) continue;
+        auto known = attnums.find(f.id);
+        if (known == attnums.end() || !later || alive.count(known->second)) lost.push_back(f.name);
+      }
+    }
+    if (!lost.empty()) {
+      return Fail(Status::InvalidArgument(
+          "table {}: at this point of the stream {} has column(s) {} the lake lacks, and lacks lake column(s) {}; "
+          "PostgreSQL's catalog {}, so Tide cannot tell a RENAME COLUMN from a DROP COLUMN and an ADD COLUMN. If "
+          "{} was renamed to {}, rename the lake column to match (tide table alter --warehouse W {} "
+          "--rename-column {}={}); if it was dropped, add the new column to the lake table yourself (tide table "
+          "alter --add-column); then restart (nothing after the last commit was acknowledged)",
+          table_name_, source, Join(gained, ", "), Join(lost, ", "),
+          later ? "describes the table differently by now (it changed again since)" : "could not be read",
+          lost.front(), gained.front(), table_name_, lost.front(), gained.front()));
+    }
+    for (const std::string& name : gained) {
+      int32_t attnum = 0;
+      if (later) {
+        for (const SourceAttribute& a : *later) {
+          if (a.name == name && !field_of_attnum.count(a.attnum)) attnum = a.attnum;
+        }
+      }
+      additions.emplace_back(name, attnum);
+    }
+  }
+
+  std::vector<SchemaChange> changes;
+  // Renames first, through temporary names when a new name is still taken (swaps, rename-then-add).
+  bool direct = true;
+  for (const auto& [id, name] : renames) direct = direct && schema_.FieldIndex(name) < 0;
+  for (const auto& [id, name] : renames) {
+    const std::string& old_name = schema_.fields[static_cast<size_t>(schema_.FieldIndexById(id))].name;
+    changes.push_back(SchemaChange::RenameColumn(old_name, direct ? name : fmt::format("__tide_renaming_{}", id)));
+  }
+  if (!direct) {
+    for (const auto& [id, name] : renames) {
+      changes.push_back(SchemaChange::RenameColumn(fmt::format("__tide_renaming_{}", id), name));
+    }
+  }
+  for (size_t i = 0; i < relation.fields.size(); ++i) {
+    if (target[i] < 0) continue;
+    const DataField& f = relation.fields[i];
+    const DataType& lake_type = schema_.fields[static_cast<size_t>(target[i])].type;
+    if (lake_type.EqualsIgnoreNullable(f.type)) continue;
+    if (!IsImplicitCast(lake_type, f.type)) {
       return Fail(Status::InvalidArgument(
           "table {}: column {} of {} changed from {} to {}, which the lake table cannot follow without losing "
           "values (only widening is); nothing after the last commit was acknowledged",
-          table_name_, f.name, relation.table.ToString(), target.ToString(), f.type.ToString()));
+          table_name_, f.name, source, lake_type.ToString(), f.type.ToString()));
     }
-    changes.push_back(SchemaChange::UpdateColumnType(f.name, f.type.WithNullable(target.nullable())));
+    changes.push_back(SchemaChange::UpdateColumnType(f.name, f.type.WithNullable(lake_type.nullable())));
+  }
+  // A column the source no longer has is NULL in the rows that follow: it cannot stay NOT NULL.
+  std::set<int> mirrored(target.begin(), target.end());
+  for (size_t j = 0; j < schema_.fields.size(); ++j) {
+    const DataField& f = schema_.fields[j];
+    if (mirrored.count(static_cast<int>(j)) || !IsSourceField(f) || f.type.nullable()) continue;
+    if (std::find(schema_.primary_keys.begin(), schema_.primary_keys.end(), f.name) != schema_.primary_keys.end()) {
+      continue;  // CheckSource names the missing key column
+    }
+    changes.push_back(SchemaChange::UpdateColumnNullability(f.name, true));
+  }
+  for (const auto& [name, attnum] : additions) {
+    changes.push_back(SchemaChange::AddColumn(name, relation.fields[static_cast<size_t>(relation.ColumnIndex(name))]
+                                                        .type.WithNullable(true)));
+  }
+  const bool columns_change = !changes.empty();
+  if (!additions.empty()) {
+    // The ids the added columns will get, to record their attnums in the same schema.
+    auto preview = ApplySchemaChanges(schema_, changes, true, table_name_, 0);
+    if (!preview.ok()) return Fail(preview.status().WithContext("following " + source));
+    for (const auto& [name, attnum] : additions) {
+      if (attnum > 0) next_attnums[preview->fields[static_cast<size_t>(preview->FieldIndex(name))].id] = attnum;
+    }
+  }
+  if (next_attnums != attnums && !by_name) {
+    changes.push_back(SchemaChange::SetOption(std::string(kSourceAttnumsOption), FormatSourceAttnums(next_attnums)));
   }
   if (changes.empty()) return CheckSource(relation);
   if (pending_) {
+    // Recording attnums alone can wait for a schema change that needs a commit anyway.
+    if (!columns_change) return CheckSource(relation);
     if (touched_in_transaction) {
       return Fail(Status::NotSupported(
           "table {}: a transaction changed rows of {} and then its columns; Tide cannot split it between two "
           "schemas yet; make the schema change in a transaction of its own, then restart",
-          table_name_, relation.table.ToString()));
+          table_name_, source));
     }
     // Whole transactions only: the rows of the old shape are committed under the old schema.
     TIDE_RETURN_IF_ERROR(Commit(last_complete_lsn));
   }
+  for (const auto& [id, name] : renames) {
+    TIDE_LOG_INFO("table {}: column {} of {} was renamed to {} (field id {} kept)", table_name_,
+                  schema_.fields[static_cast<size_t>(schema_.FieldIndexById(id))].name, source, name, id);
+  }
   auto next = CommitSchemaChanges(fs_, table_path_, table_name_, changes);
-  if (!next.ok()) return Fail(next.status().WithContext("following " + relation.table.ToString()));
+  if (!next.ok()) return Fail(next.status().WithContext("following " + source));
   schema_ = std::move(next).value();
+  key_columns_.clear();
+  for (const std::string& key : schema_.primary_keys) key_columns_.push_back(schema_.FieldIndex(key));
   column_maps_.clear();
   {
     // Key columns may have widened; nothing is written since the last commit, so no key is remembered.

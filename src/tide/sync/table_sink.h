@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -43,6 +44,26 @@ inline constexpr std::string_view kCopyLsnProperty = "tide.source.copy-lsn";
 inline constexpr std::string_view kSourceTableProperty = "tide.source.table";
 // Targets of several sources (--into): the copy position of each, `tide.source.copy-lsn.<schema.table>`.
 inline constexpr std::string_view kSourceCopyLsnPropertyPrefix = "tide.source.copy-lsn.";
+// Table option: the PostgreSQL attnum (pg_attribute.attnum) of each lake column that mirrors a source
+// column, as "fieldId:attnum,..." (field ids ascending). It is how a RENAME COLUMN is told from a DROP
+// and an ADD: a renamed column keeps its attnum, an added one gets a new one. Kept in the schema file,
+// so it changes atomically with the columns it describes, survives restarts, and follows renames made
+// by other engines (it is keyed by field id, not by name).
+inline constexpr std::string_view kSourceAttnumsOption = "tide.source.attnums";
+
+// The value of kSourceAttnumsOption for `attnums` (field id -> attnum), and back (InvalidArgument on a
+// malformed value, naming it).
+std::string FormatSourceAttnums(const std::map<int32_t, int32_t>& attnums);
+Result<std::map<int32_t, int32_t>> ParseSourceAttnums(std::string_view value);
+
+// A live, non-generated column of a source table in PostgreSQL's catalog (pg_attribute), as of the
+// moment it was read (which may be later than the stream position being applied).
+struct SourceAttribute {
+  int32_t attnum = 0;
+  std::string name;
+};
+// Reads the relation's live, non-generated columns, in attnum order.
+using SourceAttributeReader = std::function<Result<std::vector<SourceAttribute>>(PgOid relation_oid)>;
 
 // What a target table holds of its source, read from its newest snapshot by the sync's commit user.
 struct SinkPosition {
@@ -96,14 +117,22 @@ class TableSink {
   // type (nullability aside). InvalidArgument naming the column and the difference otherwise.
   Status CheckSource(const SourceRelation& relation) const;
 
-  // Brings the target in step with a new description of its source, in stream order: a column the
-  // target lacks is added (nullable, at the end), a column whose type widened (INT to BIGINT, longer
-  // VARCHAR, larger DECIMAL precision) is widened; a column the source dropped stays and is NULL from
-  // then on. What is buffered (whole transactions up to `last_complete_lsn`) is committed first, so
-  // one writer never holds rows of two schemas; a transaction that changed rows of the table before
-  // its columns (`touched_in_transaction`) is NotSupported. Any other difference is InvalidArgument
-  // naming the column and both types.
-  Status Evolve(const SourceRelation& relation, Lsn last_complete_lsn, bool touched_in_transaction);
+  // Brings the target in step with a new description of its source, in stream order:
+  // - a column renamed in PostgreSQL (same attnum, new name) is renamed in the lake, keeping its field
+  //   id, so rows before and after read as one column;
+  // - a column the target lacks is added (nullable, at the end);
+  // - a column whose type widened (INT to BIGINT, longer VARCHAR, larger DECIMAL precision) is widened;
+  // - a column the source dropped stays and is NULL from then on (made nullable if it was NOT NULL).
+  // Renames are recognised through `read_catalog` (pg_attribute attnums, see kSourceAttnumsOption),
+  // trusted only when the catalog lists exactly the columns of `relation`, in order (else it changed
+  // again after this stream position); when a rename cannot be told from a DROP and an ADD the result
+  // is InvalidArgument naming the columns and the fix. Without `read_catalog` columns match by name.
+  // What is buffered (whole transactions up to `last_complete_lsn`) is committed first, so one writer
+  // never holds rows of two schemas; a transaction that changed rows of the table (or truncated it)
+  // before its columns (`touched_in_transaction`) is NotSupported. Any other difference is
+  // InvalidArgument naming the column and both types.
+  Status Evolve(const SourceRelation& relation, Lsn last_complete_lsn, bool touched_in_transaction,
+                const SourceAttributeReader& read_catalog = {});
 
   // Rows of the initial copy, in `relation`'s column order (moved from).
   Status WriteCopyRows(const SourceRelationPtr& relation, std::vector<Row>* rows);
@@ -153,6 +182,8 @@ class TableSink {
   // The committed row of the key in key_values (target primary-key order), by column name; nullopt
   // when the lake has none.
   Result<std::optional<std::map<std::string, Datum>>> ReadCommittedRow(const Row& key_values);
+  // Whether lake column `field` mirrors a source column (not a computed or metadata column).
+  bool IsSourceField(const DataField& field) const;
 
   FileSystem* fs_ = nullptr;
   std::string table_path_;

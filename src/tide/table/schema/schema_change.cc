@@ -231,6 +231,14 @@ SchemaChange SchemaChange::UpdateColumnType(std::string name, DataType type) {
   return c;
 }
 
+SchemaChange SchemaChange::UpdateColumnNullability(std::string name, bool nullable) {
+  SchemaChange c;
+  c.kind = Kind::kUpdateColumnNullability;
+  c.name = std::move(name);
+  c.nullable = nullable;
+  return c;
+}
+
 SchemaChange SchemaChange::UpdateColumnPosition(std::string name, ColumnPosition position) {
   SchemaChange c;
   c.kind = Kind::kUpdateColumnPosition;
@@ -522,6 +530,25 @@ Result<TableSchema> ApplySchemaChanges(const TableSchema& base, const std::vecto
       case SchemaChange::Kind::kUpdateColumnPosition: {
         TIDE_ASSIGN_OR_RETURN(size_t index, ChangedColumn(next, change.name, nullptr, table));
         TIDE_RETURN_IF_ERROR(MoveField(&next.fields, index, change.position, table));
+        break;
+      }
+      case SchemaChange::Kind::kUpdateColumnNullability: {
+        // As Java's SchemaManager: a primary-key column stays NOT NULL; nullable to NOT NULL only when
+        // alter-column-null-to-not-null.disabled is false (existing rows may hold NULL).
+        TIDE_ASSIGN_OR_RETURN(size_t index, ChangedColumn(next, change.name, nullptr, table));
+        DataField& f = next.fields[index];
+        if (change.nullable && Contains(next.primary_keys, change.name)) {
+          return Status::NotSupported("table {}: cannot change nullability of primary key column {}", table,
+                                      change.name);
+        }
+        if (f.type.nullable() && !change.nullable &&
+            next.Option("alter-column-null-to-not-null.disabled", "true") != "false") {
+          return Status::InvalidArgument(
+              "table {}: cannot change column {} from nullable to NOT NULL: existing rows may hold NULL (set "
+              "'alter-column-null-to-not-null.disabled' = 'false' to allow it)",
+              table, change.name);
+        }
+        f.type = f.type.WithNullable(change.nullable);
         break;
       }
     }

@@ -44,6 +44,7 @@ struct SchemaChange {
     kDropColumn,
     kUpdateColumnType,
     kUpdateColumnPosition,
+    kUpdateColumnNullability,
   };
   Kind kind = Kind::kSetOption;
   std::string name;      // the column, or the option key
@@ -52,6 +53,7 @@ struct SchemaChange {
   DataType type;         // kAddColumn, kUpdateColumnType
   ColumnPosition position;  // kAddColumn, kUpdateColumnPosition
   std::optional<std::string> description;  // kAddColumn
+  bool nullable = true;  // kUpdateColumnNullability: the column's new nullability
 
   static SchemaChange SetOption(std::string key, std::string value);
   static SchemaChange RemoveOption(std::string key);
@@ -61,6 +63,10 @@ struct SchemaChange {
   static SchemaChange DropColumn(std::string name);
   static SchemaChange UpdateColumnType(std::string name, DataType type);
   static SchemaChange UpdateColumnPosition(std::string name, ColumnPosition position);
+  // Java's SchemaChange.updateColumnNullability: NOT NULL to nullable always; nullable to NOT NULL only
+  // with alter-column-null-to-not-null.disabled = false (Java's default refuses it: rows may hold NULL).
+  // A primary-key column cannot become nullable.
+  static SchemaChange UpdateColumnNullability(std::string name, bool nullable);
 };
 
 // A column of a table being created: its type carries no field ids yet (they are assigned in order).

@@ -193,6 +193,35 @@ TEST(SchemaChangeTest, RenameKeepsIdAndFollowsKeysAndOptions) {
               HasSubstr("column zz does not exist"));
 }
 
+TEST(SchemaChangeTest, UpdateColumnNullabilityAsJava) {
+  Result<TableSchema> base =
+      NewTableSchema({C("k", "BIGINT"), C("n", "INT NOT NULL"), C("s", "STRING")}, {}, {"k"}, {}, "db.t", 1);
+  ASSERT_TRUE(base.ok()) << base.status().ToString();
+  Result<TableSchema> relaxed = Apply(*base, {SchemaChange::UpdateColumnNullability("n", true)});
+  ASSERT_TRUE(relaxed.ok()) << relaxed.status().ToString();
+  EXPECT_TRUE(relaxed->fields[1].type.nullable());
+  EXPECT_EQ(relaxed->fields[1].id, 1);
+  EXPECT_EQ(relaxed->id, base->id + 1);
+  // The schema file says INT where it said INT NOT NULL (the key k is BIGINT NOT NULL), as Java writes it.
+  EXPECT_NE(base->ToJson().find("\"type\" : \"INT NOT NULL\""), std::string::npos);
+  EXPECT_EQ(relaxed->ToJson().find("\"type\" : \"INT NOT NULL\""), std::string::npos);
+  Result<TableSchema> reread = TableSchema::FromJson(relaxed->ToJson(), "relaxed");
+  ASSERT_TRUE(reread.ok());
+  EXPECT_TRUE(reread->fields[1].type.nullable());
+
+  EXPECT_THAT(Apply(*base, {SchemaChange::UpdateColumnNullability("k", true)}).status().message(),
+              HasSubstr("cannot change nullability of primary key column k"));
+  EXPECT_THAT(Apply(*base, {SchemaChange::UpdateColumnNullability("s", false)}).status().message(),
+              HasSubstr("cannot change column s from nullable to NOT NULL"));
+  Result<TableSchema> allowing =
+      Apply(*base, {SchemaChange::SetOption("alter-column-null-to-not-null.disabled", "false"),
+                    SchemaChange::UpdateColumnNullability("s", false)});
+  ASSERT_TRUE(allowing.ok()) << allowing.status().ToString();
+  EXPECT_FALSE(allowing->fields[2].type.nullable());
+  EXPECT_THAT(Apply(*base, {SchemaChange::UpdateColumnNullability("zz", true)}).status().message(),
+              HasSubstr("column zz does not exist"));
+}
+
 TEST(SchemaChangeTest, DropNeverReusesTheId) {
   Result<TableSchema> base = Pk09Like();
   ASSERT_TRUE(base.ok());
