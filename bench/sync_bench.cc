@@ -25,7 +25,12 @@
 //
 //   build/bench/sync_bench [--rows=2000000] [--burst=1000000] [--fresh-seconds=25] [--fresh-rate=10000]
 //       [--copy-write-rate=2000] [--copy-reference-rounds=3] [--copy-workers=N] [--commit-interval=500ms]
-//       [--table-conf=K=V ... (default: bucket=4, changelog-producer=input, as the field report's table)]
+//       [--layout=by-day|bucketed] [--table-conf=K=V ...]
+//   --layout by-day (default) is the field report's orders_paimon: primary key order_id, PARTITIONED BY dt
+//   computed from update_time (`--computed-column dt=date_format(update_time, yyyy-MM-dd) --partition-keys
+//   dt`), so updates move rows to today's partition (cross-partition update mode, bucket -1), with
+//   changelog-producer=input; `bucketed` is the report's bucket=4 without the partition. --table-conf
+//   replaces the layout's options.
 //       [--tide=PATH (default: ../tide next to this binary)] [--sync-log=PATH]
 #include <fcntl.h>
 #include <signal.h>
@@ -89,6 +94,7 @@ struct Flags {
   int copy_workers = 0;  // 0: the sync's default
   std::string commit_interval;  // empty: the sync's default
   std::vector<std::string> table_conf;
+  std::string layout = "by-day";
   std::string tide;
   std::string sync_log;
 };
@@ -120,6 +126,8 @@ Flags ParseFlags(int argc, char** argv) {
     } else if (name == "--table-conf") {
       f.table_conf.push_back(value);
       conf_given = true;
+    } else if (name == "--layout" && (value == "by-day" || value == "bucketed")) {
+      f.layout = value;
     } else if (name == "--tide") {
       f.tide = value;
     } else if (name == "--sync-log") {
@@ -128,12 +136,16 @@ Flags ParseFlags(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: sync_bench [--rows=N] [--burst=N] [--fresh-seconds=S] [--fresh-rate=ROWS_PER_S] "
                    "[--copy-write-rate=ROWS_PER_S] [--copy-reference-rounds=N] [--copy-workers=N] [--commit-interval=D] "
-                   "[--table-conf=KEY=VALUE ...] [--tide=PATH] [--sync-log=PATH]\n");
+                   "[--layout=by-day|bucketed] [--table-conf=KEY=VALUE ...] [--tide=PATH] [--sync-log=PATH]\n");
       std::exit(2);
     }
   }
-  // The field report's Paimon table (§3.4): bucket 4, changelog-producer input.
-  if (!conf_given) f.table_conf = {"bucket=4", "changelog-producer=input"};
+  // The field report's Paimon table (§3.4): changelog-producer input; bucket 4 without the partition
+  // (with dt partitioning and the key order_id alone, the bucket must be -1: cross-partition updates).
+  if (!conf_given) {
+    f.table_conf = {"changelog-producer=input"};
+    if (f.layout == "bucketed") f.table_conf.insert(f.table_conf.begin(), "bucket=4");
+  }
   if (f.tide.empty()) {
     f.tide = (std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path() / "tide").string();
   }
@@ -789,6 +801,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> sync_args = {flags.tide, "-v", "sync",       "postgres",        "--warehouse", warehouse,
                                         "--database", "shop",       "--postgres",      conninfo,      "--tables",
                                         "public.orders", "--slot", "bench_sync"};
+  if (flags.layout == "by-day") {
+    for (const char* a : {"--computed-column", "dt=date_format(update_time, yyyy-MM-dd)", "--partition-keys", "dt"}) {
+      sync_args.push_back(a);
+    }
+  }
   for (const std::string& conf : flags.table_conf) {
     sync_args.push_back("--table-conf");
     sync_args.push_back(conf);

@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iostream>
+#include <iterator>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -85,6 +87,15 @@ bool WaitEqual(const std::string& path, const std::string& select, const std::st
     if (LakeRows(path) == PgRows(select, db)) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+  // What differs, for the failure message.
+  std::vector<std::string> lake = LakeRows(path), pg = PgRows(select, db), only_lake, only_pg;
+  std::set_difference(lake.begin(), lake.end(), pg.begin(), pg.end(), std::back_inserter(only_lake));
+  std::set_difference(pg.begin(), pg.end(), lake.begin(), lake.end(), std::back_inserter(only_pg));
+  std::cerr << "lake " << lake.size() << " rows, PostgreSQL " << pg.size() << "; only in the lake: "
+            << Join(std::vector<std::string>(only_lake.begin(), only_lake.begin() + std::min<size_t>(3, only_lake.size())), "; ")
+            << "; only in PostgreSQL: "
+            << Join(std::vector<std::string>(only_pg.begin(), only_pg.begin() + std::min<size_t>(3, only_pg.size())), "; ")
+            << std::endl;
   return false;
 }
 
@@ -111,6 +122,11 @@ class SyncThread {
   std::atomic<bool> done_{false};
   std::thread thread_;
 };
+
+// Why a sync that should still run is not in step: its error when it stopped, else that it runs.
+std::string StopReason(SyncThread& sync) {
+  return sync.done() ? "the sync stopped: " + sync.Stop().ToString() : "the sync runs, but the lake differs";
+}
 
 class PostgresSyncTest : public ::testing::Test {
  protected:
@@ -258,7 +274,7 @@ TEST_F(PostgresSyncTest, TruncateOfADynamicBucketTableOverwritesIt) {
   ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_));
   Sql("INSERT INTO orders VALUES (1000, 1, 'before')", db_);
   Sql("BEGIN; TRUNCATE orders; INSERT INTO orders VALUES (1, 7, 'after'), (2000, 2, 'new'); COMMIT", db_);
-  ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_) || !sync.done()) << sync.Stop().ToString();
+  ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_)) << StopReason(sync);
   ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_));
   EXPECT_EQ(LakeRows(TablePath("orders")), (std::vector<std::string>{"1|7.00|after", "2000|2.00|new"}));
   ASSERT_TRUE(sync.Stop().ok());
@@ -295,7 +311,7 @@ TEST_F(PostgresSyncTest, CrossPartitionUpdatesMoveRowsBetweenDays) {
   const std::string path = TablePath("orders");
   {
     SyncThread sync(options);
-    ASSERT_TRUE(WaitEqual(path, select, db_) || !sync.done()) << sync.Stop().ToString();
+    ASSERT_TRUE(WaitEqual(path, select, db_)) << StopReason(sync);
     // Moves: one day later, twice in one transaction, back again; a key-only delete; a new row.
     Sql("UPDATE orders SET status = 'paid', update_time = update_time + interval '1 day' WHERE order_id <= 100", db_);
     Sql("BEGIN; UPDATE orders SET update_time = timestamp '2026-12-05 08:00:00' WHERE order_id BETWEEN 101 AND 150; "
@@ -304,7 +320,7 @@ TEST_F(PostgresSyncTest, CrossPartitionUpdatesMoveRowsBetweenDays) {
         db_);
     Sql("DELETE FROM orders WHERE order_id BETWEEN 140 AND 160; INSERT INTO orders VALUES (5000, 'new', NULL)", db_);
     Sql("UPDATE orders SET update_time = timestamp '2026-11-28 01:00:00' WHERE order_id BETWEEN 1 AND 10", db_);
-    ASSERT_TRUE(WaitEqual(path, select, db_) || !sync.done()) << sync.Stop().ToString();
+    ASSERT_TRUE(WaitEqual(path, select, db_)) << StopReason(sync);
     ASSERT_TRUE(sync.Stop().ok());
   }
   auto table = Table::Open(FileSystem::Local(), path, "shop.orders");
@@ -319,12 +335,12 @@ TEST_F(PostgresSyncTest, CrossPartitionUpdatesMoveRowsBetweenDays) {
       db_);
   {
     SyncThread sync(options);
-    ASSERT_TRUE(WaitEqual(path, select, db_) || !sync.done()) << sync.Stop().ToString();
+    ASSERT_TRUE(WaitEqual(path, select, db_)) << StopReason(sync);
     // A TRUNCATE, then rows whose keys the old table held in other partitions.
     Sql("BEGIN; TRUNCATE orders; INSERT INTO orders VALUES (7, 'again', '2026-11-30 00:00:00'), (8, 'again', NULL); "
         "COMMIT; UPDATE orders SET update_time = '2026-12-01 00:00:00' WHERE order_id = 7",
         db_);
-    ASSERT_TRUE(WaitEqual(path, select, db_) || !sync.done()) << sync.Stop().ToString();
+    ASSERT_TRUE(WaitEqual(path, select, db_)) << StopReason(sync);
     ASSERT_TRUE(sync.Stop().ok());
   }
   std::vector<std::string> rows = LakeRows(path);
@@ -347,22 +363,22 @@ TEST_F(PostgresSyncTest, IntoMergesShardsIntoOneTable) {
   auto select = [](const std::vector<std::string>& shards) {
     std::vector<std::string> parts;
     for (const std::string& t : shards) {
-      parts.push_back("SELECT concat_ws('|', id::text, note, " +
-                      std::string(t == "orders_2" ? "coalesce(extra::text, '\\N')" : "'\\N'") + ", '" + t +
-                      "') FROM " + t);
+      // The lake's columns: the first shard's, the metadata column, then what other shards add.
+      parts.push_back("SELECT concat_ws('|', id::text, note, '" + t + "', " +
+                      std::string(t == "orders_2" ? "coalesce(extra::text, '\\N')" : "'\\N'") + ") FROM " + t);
     }
     return Join(parts, " UNION ALL ");
   };
   {
     SyncThread sync(options);
-    ASSERT_TRUE(WaitEqual(path, select({"orders_1", "orders_2"}), db_) || !sync.done()) << sync.Stop().ToString();
+    ASSERT_TRUE(WaitEqual(path, select({"orders_1", "orders_2"}), db_)) << StopReason(sync);
     Sql("UPDATE orders_1 SET note = 'one' WHERE id = 5; UPDATE orders_2 SET extra = 7 WHERE id = 5; "
         "DELETE FROM orders_2 WHERE id = 6",
         db_);
     Sql("BEGIN; INSERT INTO orders_1 VALUES (500, 'before'); TRUNCATE orders_1; INSERT INTO orders_1 VALUES (1, 'after'); "
         "COMMIT",
         db_);
-    ASSERT_TRUE(WaitEqual(path, select({"orders_1", "orders_2"}), db_) || !sync.done()) << sync.Stop().ToString();
+    ASSERT_TRUE(WaitEqual(path, select({"orders_1", "orders_2"}), db_)) << StopReason(sync);
     Status stopped = sync.Stop();
     ASSERT_TRUE(stopped.ok()) << stopped.ToString();
   }
@@ -375,19 +391,16 @@ TEST_F(PostgresSyncTest, IntoMergesShardsIntoOneTable) {
   Sql("UPDATE orders_2 SET note = 'while stopped' WHERE id = 9", db_);
   {
     SyncThread sync(options);
-    ASSERT_TRUE(WaitEqual(path, select({"orders_1", "orders_2", "orders_3"}), db_) || !sync.done())
-        << sync.Stop().ToString();
+    ASSERT_TRUE(WaitEqual(path, select({"orders_1", "orders_2", "orders_3"}), db_)) << StopReason(sync);
     Sql("UPDATE orders_3 SET note = 'streamed' WHERE id = 1; UPDATE orders_1 SET note = 'also' WHERE id = 1", db_);
-    ASSERT_TRUE(WaitEqual(path, select({"orders_1", "orders_2", "orders_3"}), db_) || !sync.done())
-        << sync.Stop().ToString();
+    ASSERT_TRUE(WaitEqual(path, select({"orders_1", "orders_2", "orders_3"}), db_)) << StopReason(sync);
     Status stopped = sync.Stop();
     ASSERT_TRUE(stopped.ok()) << stopped.ToString();
   }
   // And once more after a restart: nothing is copied or applied twice.
   Sql("DELETE FROM orders_3 WHERE id = 2", db_);
   SyncThread sync(options);
-  ASSERT_TRUE(WaitEqual(path, select({"orders_1", "orders_2", "orders_3"}), db_) || !sync.done())
-      << sync.Stop().ToString();
+  ASSERT_TRUE(WaitEqual(path, select({"orders_1", "orders_2", "orders_3"}), db_)) << StopReason(sync);
   EXPECT_EQ(sync.sync().stats().copied_rows, 0);
   Status stopped = sync.Stop();
   ASSERT_TRUE(stopped.ok()) << stopped.ToString();
@@ -425,7 +438,7 @@ TEST_F(PostgresSyncTest, ResyncCopiesOneTableAgainAndTheSyncContinues) {
   PostgresSyncOptions options = Options({{"public", "orders"}, {"public", "events"}});
   {
     SyncThread sync(options);
-    ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_) || !sync.done()) << sync.Stop().ToString();
+    ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_)) << StopReason(sync);
     ASSERT_TRUE(WaitEqual(TablePath("events"), kEventsSelect, db_));
     {
       Status stopped = sync.Stop();
@@ -471,7 +484,7 @@ TEST_F(PostgresSyncTest, ResyncCopiesOneTableAgainAndTheSyncContinues) {
   // stopped arrives from the stream), and new changes to both.
   Sql("UPDATE orders SET note = 'after resync' WHERE id <= 10; INSERT INTO events VALUES (1001, 'after')", db_);
   SyncThread sync(options);
-  ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_) || !sync.done()) << sync.Stop().ToString();
+  ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_)) << StopReason(sync);
   ASSERT_TRUE(WaitEqual(TablePath("events"), kEventsSelect, db_));
   {
       Status stopped = sync.Stop();
@@ -500,7 +513,7 @@ TEST_F(PostgresSyncTest, UnchangedToastedValuesAreFilledFromTheCurrentRow) {
   options.commit_interval = std::chrono::milliseconds(1500);  // several transactions share a commit
   {
     SyncThread sync(options);
-    ASSERT_TRUE(WaitEqual(path, select, db_) || !sync.done()) << sync.Stop().ToString();
+    ASSERT_TRUE(WaitEqual(path, select, db_)) << StopReason(sync);
     // From the lake's committed rows.
     Sql("UPDATE docs SET status = 'seen' WHERE id <= 20", db_);
     // From rows written since the last commit: a new body, then a status change of the same row.
@@ -511,13 +524,13 @@ TEST_F(PostgresSyncTest, UnchangedToastedValuesAreFilledFromTheCurrentRow) {
         db_);
     // A key change: the old key's row gives the value.
     Sql("UPDATE docs SET id = 1005 WHERE id = 5", db_);
-    ASSERT_TRUE(WaitEqual(path, select, db_) || !sync.done()) << sync.Stop().ToString();
+    ASSERT_TRUE(WaitEqual(path, select, db_)) << StopReason(sync);
     ASSERT_TRUE(sync.Stop().ok());
   }
   Sql("UPDATE docs SET status = 'while stopped' WHERE id IN (21, 500, 1005, 30)", db_);
   {
     SyncThread sync(options);
-    ASSERT_TRUE(WaitEqual(path, select, db_) || !sync.done()) << sync.Stop().ToString();
+    ASSERT_TRUE(WaitEqual(path, select, db_)) << StopReason(sync);
     ASSERT_TRUE(sync.Stop().ok());
   }
   for (const std::string& row : LakeRows(path)) {
@@ -547,8 +560,7 @@ TEST_F(PostgresSyncTest, PatternsPrefixAndAComputedPartitionColumn) {
   const std::string select =
       "SELECT concat_ws('|', id::text, to_char(created, 'YYYY-MM-DD HH24:MI:SS') || '.000', note, "
       "to_char(created, 'YYYY-MM-DD')) FROM ";
-  ASSERT_TRUE(WaitEqual(TablePath("ods_orders_1"), select + "orders_1", db_) || !sync.done())
-      << sync.Stop().ToString();
+  ASSERT_TRUE(WaitEqual(TablePath("ods_orders_1"), select + "orders_1", db_)) << StopReason(sync);
   ASSERT_TRUE(WaitEqual(TablePath("ods_orders_1"), select + "orders_1", db_));
   ASSERT_TRUE(WaitEqual(TablePath("ods_orders_10"), select + "orders_10", db_));
   Sql("INSERT INTO orders_1 VALUES (1000, '2027-01-01 00:00:00', 'new year'); DELETE FROM orders_1 WHERE id = 3; "
@@ -645,7 +657,7 @@ TEST_F(PostgresSyncTest, SchemaChangesFollowTheStream) {
   const std::string after =
       "SELECT concat_ws('|', id::text, qty::text, code, CASE WHEN id = 103 OR id = 1 THEN '\\N' ELSE 'g' END, "
       "coalesce(price::text, '\\N')) FROM items";
-  ASSERT_TRUE(WaitEqual(TablePath("items"), after, db_) || !sync.done()) << sync.Stop().ToString();
+  ASSERT_TRUE(WaitEqual(TablePath("items"), after, db_)) << StopReason(sync);
   ASSERT_TRUE(WaitEqual(TablePath("items"), after, db_));
   auto table = Table::Open(FileSystem::Local(), TablePath("items"), "shop.items");
   ASSERT_TRUE(table.ok());

@@ -394,11 +394,13 @@ class Pipeline {
       stats_->copied_rows += static_cast<int64_t>(batch->rows.size());
       TIDE_RETURN_IF_ERROR(sink.WriteCopyRows(batch->relation, &batch->rows));
       if (batch->table_complete && --remaining[&sink] == 0) {
-        // The commit's position: the copy's, unless the target holds other sources at a position of
-        // their own P; then P + 1 (no transaction commits at P + 1: WAL records are 8-byte aligned),
-        // and the copied sources' positions go into the snapshot beside it.
+        // The commit's position: just below the copy's, unless the target holds other sources at a
+        // position of their own P; then P + 1 (no transaction commits at P + 1: WAL records are 8-byte
+        // aligned), and the copied sources' positions go into the snapshot beside it.
         const std::vector<std::string>& copied = copying[&sink];
-        Lsn commit_lsn = lsn;
+        // A copy at S holds the transactions committed before S: a commit record at S itself is not in
+        // the snapshot exported there, and the stream delivers it.
+        Lsn commit_lsn = lsn - 1;
         if (sink.committed().commit_lsn != kInvalidLsn && copied.size() < sink.sources().size()) {
           commit_lsn = sink.committed().commit_lsn + 1;
         }
@@ -434,7 +436,8 @@ class Pipeline {
       any = true;
     }
     if (any) ++stats_->commits;
-    last_commit_ = started;
+    // ... but a round that took longer than the interval leaves at least half an interval to the next.
+    last_commit_ = std::max(started, Clock::now() - o_.commit_interval / 2);
     return Status::OK();
   }
 

@@ -127,8 +127,10 @@ bool TableSink::HasCopyOf(const std::string& source) const {
 
 bool TableSink::Holds(const std::string& source, Lsn commit_lsn) const {
   if (commit_lsn <= committed_.commit_lsn) return true;
+  // A copy at S holds the transactions that committed before S (a commit record at S itself is not in
+  // the snapshot exported at S; the stream delivers it).
   auto it = committed_.source_copy_lsn.find(source);
-  return it != committed_.source_copy_lsn.end() && commit_lsn <= it->second;
+  return it != committed_.source_copy_lsn.end() && commit_lsn < it->second;
 }
 
 Status TableSink::DeleteRowsOf(const PgTableName& source) {
@@ -139,6 +141,12 @@ Status TableSink::DeleteRowsOf(const PgTableName& source) {
            (schema_column < 0 || row[static_cast<size_t>(schema_column)].is_null() ||
             row[static_cast<size_t>(schema_column)].as_string() == source.schema);
   };
+  if (key_columns_.empty()) {
+    return Fail(Status::NotSupported(
+        "table {}: a TRUNCATE of {} must delete only its rows, but the table has no primary key to delete rows "
+        "by; give the source tables a primary key, or sync them into tables of their own",
+        table_name_, source.ToString()));
+  }
   if (pending_ && !recent_.complete()) {
     return Fail(Status::NotSupported(
         "table {}: a TRUNCATE of {} came after more rows than Tide keeps since the last commit ({} MiB); its "
@@ -166,9 +174,10 @@ Status TableSink::DeleteRowsOf(const PgTableName& source) {
       }
       if (of_source(row)) doomed.push_back(std::move(row));
     }
+    for (Row& row : doomed) TIDE_RETURN_IF_ERROR(Write(RowKind::kDelete, std::move(row)));
+    doomed.clear();
     if (!*more) break;
   }
-  for (Row& row : doomed) TIDE_RETURN_IF_ERROR(Write(RowKind::kDelete, std::move(row)));
   return Status::OK();
 }
 
@@ -353,17 +362,18 @@ Status TableSink::Evolve(const SourceRelation& relation, Lsn last_complete_lsn, 
       }
     }
     // Lake columns that may have been renamed to a gained name: those the description lacks whose
-    // attnum is unknown or still alive in the catalog (a dropped attnum never comes back).
+    // attnum is still alive in the catalog (a dropped attnum never comes back). A column whose attnum
+    // is not known (recorded before attnums were kept, or added while the catalog was ahead of the
+    // stream) or cannot be checked is taken as dropped, as before attnums were kept: it stays, NULL from
+    // now on, and the gained column is added; no value is lost either way.
     std::vector<std::string> lost;
-    if (!gained.empty() && !by_name) {
+    if (!gained.empty() && !by_name && later) {
       std::set<int32_t> alive;
-      if (later) {
-        for (const SourceAttribute& a : *later) alive.insert(a.attnum);
-      }
+      for (const SourceAttribute& a : *later) alive.insert(a.attnum);
       for (const DataField& f : schema_.fields) {
         if (!IsSourceField(f) || relation.ColumnIndex(f.name) >= 0) continue;
         auto known = attnums.find(f.id);
-        if (known == attnums.end() || !later || alive.count(known->second)) lost.push_back(f.name);
+        if (known != attnums.end() && alive.count(known->second)) lost.push_back(f.name);
       }
     }
     if (!lost.empty()) {
@@ -406,6 +416,11 @@ Status TableSink::Evolve(const SourceRelation& relation, Lsn last_complete_lsn, 
     const DataField& f = relation.fields[i];
     const DataType& lake_type = schema_.fields[static_cast<size_t>(target[i])].type;
     if (lake_type.EqualsIgnoreNullable(f.type)) continue;
+    // Another source of a shared table may hold a narrower type that the lake column holds as it is.
+    if (by_name && IsImplicitCast(f.type, lake_type) &&
+        (lake_type.root() != TypeRoot::kDecimal || lake_type.scale() == f.type.scale())) {
+      continue;
+    }
     if (!IsImplicitCast(lake_type, f.type)) {
       return Fail(Status::InvalidArgument(
           "table {}: column {} of {} changed from {} to {}, which the lake table cannot follow without losing "
@@ -754,9 +769,18 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn, const std:
   if (!failed_.ok()) return failed_;
   if (!pending_ && !copy_lsn) return Status::OK();
   std::map<std::string, Lsn> source_copy_lsn = committed_.source_copy_lsn;
+  if (sources_.size() > 1 && committed_.copy_lsn != kInvalidLsn) {
+    // Sources held before a second one joined recorded only the plain copy position: it is theirs.
+    for (const std::string& held : SplitTrimmed(committed_.source_table, ',')) {
+      if (!held.empty()) source_copy_lsn.try_emplace(held, committed_.copy_lsn);
+    }
+  }
   if (copy_lsn) {
     for (const std::string& source : copied_sources) source_copy_lsn[source] = *copy_lsn;
   }
+  // The plain copy position is the table's first copy; a copy of every source (or of the only one)
+  // replaces it.
+  const bool copies_all = copy_lsn && (copied_sources.empty() || copied_sources.size() >= sources_.size());
   // Durations of the commit's steps, for the debug log (`tide -v`): where a commit's time goes.
   auto started = std::chrono::steady_clock::now();
   auto prepared = write_->PrepareCommit();
@@ -767,7 +791,7 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn, const std:
   options.commit_user = commit_user_;
   options.commit_identifier = static_cast<int64_t>(commit_lsn);
   options.allow_empty = copy_lsn.has_value();
-  Lsn copy = copy_lsn.value_or(committed_.copy_lsn);
+  Lsn copy = copies_all || committed_.copy_lsn == kInvalidLsn ? copy_lsn.value_or(committed_.copy_lsn) : committed_.copy_lsn;
   options.properties[std::string(kCommitLsnProperty)] = FormatLsn(commit_lsn);
   options.properties[std::string(kSourceTableProperty)] = Join(sources_, ",");
   if (sources_.size() > 1 || source_copy_lsn.size() > 1) {
@@ -806,7 +830,13 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn, const std:
   if (!result->snapshot_ids.empty() && maintenance_) {
     // The commit stands whatever maintenance does: a failure is logged and retried after the next one.
     auto report = maintenance_->AfterCommit();
-    if (!report.ok()) TIDE_LOG_WARN("table {}: maintenance after a commit failed: {}", table_name_, report.status().ToString());
+    if (!report.ok()) {
+      TIDE_LOG_WARN("table {}: maintenance after a commit failed: {}", table_name_, report.status().ToString());
+    } else if (!report->partitions_dropped.empty()) {
+      // Expired partitions are gone: the writer's buckets and key index must not hold them any more.
+      Status renewed = NewWriter();
+      if (!renewed.ok()) return Fail(renewed);
+    }
   }
   auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
   TIDE_LOG_DEBUG("table {}: committed up to {} ({} snapshot(s)): prepare {:.1f} ms, commit {:.1f} ms, maintenance "

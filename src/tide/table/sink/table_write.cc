@@ -270,6 +270,13 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
           "partition column), as in Java Paimon; drop the option or add the partition columns to the primary key",
           name, fmt::join(s.primary_keys, ", "));
     }
+    if (core.ignore_delete() && core.merge_engine() == MergeEngine::kDeduplicate) {
+      return Status::NotSupported(
+          "table {}: 'ignore-delete' = 'true' in cross-partition update mode would keep a row in its old partition "
+          "when its key moves (the move's -D would be ignored); unset it or add the partition columns to the "
+          "primary key",
+          name);
+    }
     if (auto ttl = core.Find("cross-partition-upsert.index-ttl"); ttl && !Trim(*ttl).empty()) {
       return Status::NotSupported(
           "table {}: 'cross-partition-upsert.index-ttl' is not supported for writing (an expired key would be "

@@ -187,9 +187,12 @@ TEST_F(TableWriteTest, RefusesWhatItCannotWrite) {
   std::vector<DataField> pk_fields = {Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())};
   EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {})).ok());  // dynamic bucket
   EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "-1"}})).ok());
-  // Dynamic bucket with a primary key lacking a partition column: cross-partition update mode.
+  // Dynamic bucket with a primary key lacking a partition column: cross-partition update mode, written
+  // (table_write_cross_partition_test.cc), except with ignore-delete (a move's -D would be ignored).
   std::vector<DataField> partitioned = {Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String(false))};
-  EXPECT_TRUE(refuse(WriterTestSchema(partitioned, {"id"}, {"v"}, {{"bucket", "-1"}})).IsNotSupported());
+  EXPECT_TRUE(refuse(WriterTestSchema(partitioned, {"id"}, {"v"}, {{"bucket", "-1"}})).ok());
+  EXPECT_TRUE(refuse(WriterTestSchema(partitioned, {"id"}, {"v"}, {{"bucket", "-1"}, {"ignore-delete", "true"}}))
+                  .IsNotSupported());
   EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "-2"}})).IsNotSupported());
   EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "0"}})).IsInvalidArgument());
   EXPECT_TRUE(
