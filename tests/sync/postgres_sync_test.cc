@@ -18,6 +18,7 @@
 #include <random>
 #include <thread>
 
+#include "sync/sync_test_util.h"
 #include "testing/pg_server.h"
 #include "testing/temp_dir.h"
 #include "tide/base/strings.h"
@@ -34,99 +35,7 @@
 namespace tide {
 namespace {
 
-using testing::PgServer;
-
-PgServer& Server() { return PgServer::Shared(); }
-
-void Sql(const std::string& sql, const std::string& db) {
-  Status st = Server().Exec(sql, db);
-  ASSERT_TRUE(st.ok()) << st.ToString();
-}
-
-// The rows of a lake table, each as "v1|v2|..." (NULL as \N), sorted.
-std::vector<std::string> LakeRows(const std::string& path) {
-  std::vector<std::string> out;
-  auto table = Table::Open(FileSystem::Local(), path, "lake");
-  if (!table.ok()) return out;  // not created yet
-  auto reader = (*table)->NewReader(ReadOptions{});
-  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
-  if (!reader.ok()) return out;
-  std::vector<Row> rows;
-  while (true) {
-    auto more = (*reader)->NextBatch(1024, &rows);
-    EXPECT_TRUE(more.ok()) << more.status().ToString();
-    if (!more.ok() || !*more) break;
-  }
-  const auto& fields = (*reader)->fields();
-  for (const Row& row : rows) {
-    std::vector<std::string> parts;
-    for (size_t i = 0; i < row.size(); ++i) {
-      parts.push_back(row[i].is_null() ? "\\N" : DatumToString(row[i], fields[i].type));
-    }
-    out.push_back(Join(parts, "|"));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// The rows of `select` (one text column per row, "v1|v2|..."), sorted.
-std::vector<std::string> PgRows(const std::string& select, const std::string& db) {
-  auto rows = Server().Query(select, db);
-  EXPECT_TRUE(rows.ok()) << rows.status().ToString();
-  std::vector<std::string> out;
-  if (!rows.ok()) return out;
-  for (const auto& r : *rows) out.push_back(r[0].value_or("\\N"));
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// Polls until the lake table equals PostgreSQL (or `seconds` pass); returns whether it did.
-bool WaitEqual(const std::string& path, const std::string& select, const std::string& db, int seconds = 30) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (LakeRows(path) == PgRows(select, db)) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  // What differs, for the failure message.
-  std::vector<std::string> lake = LakeRows(path), pg = PgRows(select, db), only_lake, only_pg;
-  std::set_difference(lake.begin(), lake.end(), pg.begin(), pg.end(), std::back_inserter(only_lake));
-  std::set_difference(pg.begin(), pg.end(), lake.begin(), lake.end(), std::back_inserter(only_pg));
-  std::cerr << "lake " << lake.size() << " rows, PostgreSQL " << pg.size() << "; only in the lake: "
-            << Join(std::vector<std::string>(only_lake.begin(), only_lake.begin() + std::min<size_t>(3, only_lake.size())), "; ")
-            << "; only in PostgreSQL: "
-            << Join(std::vector<std::string>(only_pg.begin(), only_pg.begin() + std::min<size_t>(3, only_pg.size())), "; ")
-            << std::endl;
-  return false;
-}
-
-// Runs a PostgresSync on its own thread until Stop().
-class SyncThread {
- public:
-  explicit SyncThread(PostgresSyncOptions options) : sync_(std::move(options)) {
-    thread_ = std::thread([this] { result_ = sync_.Run(); done_ = true; });
-  }
-  ~SyncThread() {
-    if (thread_.joinable()) Stop().IgnoreError();
-  }
-  Status Stop() {
-    sync_.RequestStop();
-    thread_.join();
-    return result_;
-  }
-  bool done() const { return done_.load(); }
-  const PostgresSync& sync() const { return sync_; }
-
- private:
-  PostgresSync sync_;
-  Status result_;
-  std::atomic<bool> done_{false};
-  std::thread thread_;
-};
-
-// Why a sync that should still run is not in step: its error when it stopped, else that it runs.
-std::string StopReason(SyncThread& sync) {
-  return sync.done() ? "the sync stopped: " + sync.Stop().ToString() : "the sync runs, but the lake differs";
-}
+using namespace sync_testing;
 
 class PostgresSyncTest : public ::testing::Test {
  protected:
@@ -404,27 +313,6 @@ TEST_F(PostgresSyncTest, IntoMergesShardsIntoOneTable) {
   EXPECT_EQ(sync.sync().stats().copied_rows, 0);
   Status stopped = sync.Stop();
   ASSERT_TRUE(stopped.ok()) << stopped.ToString();
-}
-
-// Runs the tide binary with `args` to completion; returns its exit code and what it printed on stderr.
-std::pair<int, std::string> RunTide(const std::vector<std::string>& args, const std::string& scratch_dir) {
-  std::vector<std::string> argv = {testing::BuildDir() + "/tide"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char*> ptrs;
-  for (auto& a : argv) ptrs.push_back(a.data());
-  ptrs.push_back(nullptr);
-  const std::string err_path = scratch_dir + "/tide.stderr";
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(err, 2);
-    ::execv(ptrs[0], ptrs.data());
-    _exit(127);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  auto text = FileSystem::Local()->ReadFile(err_path);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.ok() ? *text : std::string()};
 }
 
 // `tide sync resync`: one table is copied again at a position of its own (an OVERWRITE replacing its

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <thread>
 
+#include "sync/sync_test_util.h"
 #include "testing/pg_server.h"
 #include "testing/temp_dir.h"
 #include "tide/base/strings.h"
@@ -21,93 +22,7 @@
 namespace tide {
 namespace {
 
-using testing::PgServer;
-
-PgServer& Server() { return PgServer::Shared(); }
-
-void Sql(const std::string& sql, const std::string& db) {
-  Status st = Server().Exec(sql, db);
-  ASSERT_TRUE(st.ok()) << st.ToString();
-}
-
-// The rows of a lake table, each as "v1|v2|..." (NULL as \N), sorted.
-std::vector<std::string> LakeRows(const std::string& path) {
-  std::vector<std::string> out;
-  auto table = Table::Open(FileSystem::Local(), path, "lake");
-  if (!table.ok()) return out;
-  auto reader = (*table)->NewReader(ReadOptions{});
-  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
-  if (!reader.ok()) return out;
-  std::vector<Row> rows;
-  while (true) {
-    auto more = (*reader)->NextBatch(1024, &rows);
-    EXPECT_TRUE(more.ok()) << more.status().ToString();
-    if (!more.ok() || !*more) break;
-  }
-  const auto& fields = (*reader)->fields();
-  for (const Row& row : rows) {
-    std::vector<std::string> parts;
-    for (size_t i = 0; i < row.size(); ++i) {
-      parts.push_back(row[i].is_null() ? "\\N" : DatumToString(row[i], fields[i].type));
-    }
-    out.push_back(Join(parts, "|"));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::vector<std::string> PgRows(const std::string& select, const std::string& db) {
-  auto rows = Server().Query(select, db);
-  EXPECT_TRUE(rows.ok()) << rows.status().ToString();
-  std::vector<std::string> out;
-  if (!rows.ok()) return out;
-  for (const auto& r : *rows) out.push_back(r[0].value_or("\\N"));
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-bool WaitEqual(const std::string& path, const std::string& select, const std::string& db, int seconds = 30) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (LakeRows(path) == PgRows(select, db)) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return false;
-}
-
-// Runs a PostgresSync on its own thread until Stop().
-class SyncThread {
- public:
-  explicit SyncThread(PostgresSyncOptions options) : sync_(std::move(options)) {
-    thread_ = std::thread([this] {
-      result_ = sync_.Run();
-      done_ = true;
-    });
-  }
-  ~SyncThread() {
-    if (thread_.joinable()) Stop().IgnoreError();
-  }
-  Status Stop() {
-    sync_.RequestStop();
-    thread_.join();
-    return result_;
-  }
-  bool done() const { return done_.load(); }
-  // Waits until the sync ends by itself (an error), up to `seconds`.
-  bool WaitDone(int seconds) const {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-    while (!done() && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return done();
-  }
-
- private:
-  PostgresSync sync_;
-  Status result_;
-  std::atomic<bool> done_{false};
-  std::thread thread_;
-};
+using namespace sync_testing;
 
 class SchemaChangeSyncTest : public ::testing::Test {
  protected:

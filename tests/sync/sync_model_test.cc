@@ -25,6 +25,7 @@
 #include <set>
 #include <thread>
 
+#include "sync/sync_test_util.h"
 #include "testing/pg_server.h"
 #include "testing/temp_dir.h"
 #include "tide/base/strings.h"
@@ -34,59 +35,10 @@
 namespace tide {
 namespace {
 
-using testing::PgServer;
+using namespace sync_testing;
 
 constexpr int kAccounts = 200;
 constexpr int64_t kOpeningBalance = 1000;
-
-PgServer& Server() { return PgServer::Shared(); }
-
-// The rows of the lake table at `path` (the latest snapshot, or `snapshot_id`), projected to `columns`
-// by name, each as "v1|v2|..." (NULL as \N), sorted. A column the lake lacks reads as NULL: PostgreSQL
-// describes a table anew (pgoutput's Relation message) only before the next change of one of its rows,
-// so a column added after the last change (without a default: NULL in every row) is not known yet.
-Result<std::vector<std::string>> LakeRows(const std::string& path, const std::vector<std::string>& columns,
-                                          std::optional<int64_t> snapshot_id = std::nullopt) {
-  TIDE_ASSIGN_OR_RETURN(auto table, Table::Open(FileSystem::Local(), path, "lake"));
-  ReadOptions read;
-  read.snapshot.snapshot_id = snapshot_id;
-  TIDE_ASSIGN_OR_RETURN(TableSchema schema, table->ReadSchema(read.snapshot));
-  std::vector<int> slot_of;  // per column: its place in the projection, -1 when the lake lacks it
-  for (const std::string& c : columns) {
-    int idx = schema.FieldIndex(c);
-    slot_of.push_back(idx < 0 ? -1 : static_cast<int>(read.projection.size()));
-    if (idx >= 0) read.projection.push_back(idx);
-  }
-  read.all_columns = !read.projection.empty();
-  TIDE_ASSIGN_OR_RETURN(auto reader, table->NewReader(read));
-  std::vector<Row> rows;
-  while (true) {
-    TIDE_ASSIGN_OR_RETURN(bool more, reader->NextBatch(1024, &rows));
-    if (!more) break;
-  }
-  std::vector<std::string> out;
-  const auto& fields = reader->fields();
-  for (const Row& row : rows) {
-    std::vector<std::string> parts;
-    for (int slot : slot_of) {
-      const size_t i = static_cast<size_t>(slot);
-      parts.push_back(slot < 0 || row[i].is_null() ? "\\N" : DatumToString(row[i], fields[i].type));
-    }
-    out.push_back(Join(parts, "|"));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::vector<std::string> PgRows(const std::string& select, const std::string& db) {
-  auto rows = Server().Query(select, db);
-  EXPECT_TRUE(rows.ok()) << rows.status().ToString();
-  std::vector<std::string> out;
-  if (!rows.ok()) return out;
-  for (const auto& r : *rows) out.push_back(r[0].value_or("\\N"));
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 // The columns kv has in PostgreSQL now, in order.
 std::vector<std::string> KvColumns(const std::string& db) {
@@ -155,10 +107,10 @@ class SyncModelTest : public ::testing::Test {
 
   // Whether every table equals PostgreSQL (the lake read at its latest snapshot).
   bool Equal(std::string* why) {
-    auto accounts = LakeRows(TablePath("accounts"), kAccountsColumns);
-    auto events = LakeRows(TablePath("events"), kEventsColumns);
+    auto accounts = ReadLakeRows(TablePath("accounts"), kAccountsColumns);
+    auto events = ReadLakeRows(TablePath("events"), kEventsColumns);
     std::vector<std::string> kv_columns = KvColumns(db_);
-    auto kv = LakeRows(TablePath("kv"), kv_columns);
+    auto kv = ReadLakeRows(TablePath("kv"), kv_columns);
     if (!accounts.ok() || !events.ok() || !kv.ok()) {
       *why = "not readable: " + (!accounts.ok() ? accounts.status() : !events.ok() ? events.status() : kv.status()).ToString();
       return false;
@@ -305,7 +257,7 @@ TEST_F(SyncModelTest, KilledAtRandomWhileTablesChangeMoveAndEvolve) {
   ASSERT_TRUE(earliest.ok() && latest.ok() && *earliest && *latest);
   int checked = 0;
   for (int64_t id = **earliest; id <= **latest; ++id) {
-    auto rows = LakeRows(TablePath("accounts"), {"id", "balance"}, id);
+    auto rows = ReadLakeRows(TablePath("accounts"), {"id", "balance"}, id);
     ASSERT_TRUE(rows.ok()) << "snapshot " << id << ": " << rows.status().ToString();
     std::set<int64_t> ids;
     int64_t total = 0;

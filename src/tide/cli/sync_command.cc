@@ -53,6 +53,19 @@ void OnSignal(int) {
   if (PostgresSync* sync = g_sync.load()) sync->RequestStop();
 }
 
+// Runs `sync` with SIGINT and SIGTERM asking it to stop (a second signal exits at once).
+Status RunUntilSignalled(PostgresSync& sync) {
+  g_sync.store(&sync);
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  Status st = sync.Run();
+  g_sync.store(nullptr);
+  return st;
+}
+
 Status Run(const SyncFlags& flags) {
   PostgresSyncOptions options;
   options.warehouse = flags.warehouse;
@@ -109,14 +122,7 @@ Status Run(const SyncFlags& flags) {
   options.on_progress = [](const std::string& line) { std::cerr << "tide sync: " << line << std::endl; };
 
   PostgresSync sync(std::move(options));
-  g_sync.store(&sync);
-  struct sigaction sa {};
-  sa.sa_handler = OnSignal;
-  sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGINT, &sa, nullptr);
-  ::sigaction(SIGTERM, &sa, nullptr);
-  Status st = sync.Run();
-  g_sync.store(nullptr);
+  Status st = RunUntilSignalled(sync);
   const PostgresSyncStats& stats = sync.stats();
   std::cerr << "tide sync: " << stats.copied_rows << " rows copied, " << stats.streamed_changes << " changes in "
             << stats.transactions << " transactions streamed, " << stats.commits << " commits" << std::endl;
@@ -183,14 +189,7 @@ Status Resync(const ResyncFlags& flags) {
   options.copy_only = true;
   options.on_progress = [](const std::string& line) { std::cerr << "tide sync: " << line << std::endl; };
   PostgresSync sync(std::move(options));
-  g_sync.store(&sync);
-  struct sigaction sa {};
-  sa.sa_handler = OnSignal;
-  sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGINT, &sa, nullptr);
-  ::sigaction(SIGTERM, &sa, nullptr);
-  Status st = sync.Run();
-  g_sync.store(nullptr);
+  Status st = RunUntilSignalled(sync);
   if (st.ok()) {
     std::vector<std::string> names;
     for (const PgTableName& source : sources) names.push_back(source.ToString());
