@@ -5,10 +5,16 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+
+#include <fmt/format.h>
 
 #include "tide/base/bytes.h"
 
@@ -32,6 +38,30 @@ void EncodeValue(PartitionBucket v, std::string* out) {
   AppendLE<int32_t>(out, v.bucket);
 }
 
+// Folders are named `tide-key-index-<pid>-XXXXXX`: the process that made one is known, so the folders
+// of processes that died without cleaning up (SIGKILL, a crash) are removed by the next index made in
+// the same parent folder.
+constexpr std::string_view kFolderPrefix = "tide-key-index-";
+
+void RemoveLeftovers(const std::filesystem::path& parent) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(parent, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kFolderPrefix, 0) != 0) continue;
+    const std::string rest = name.substr(kFolderPrefix.size());
+    const size_t dash = rest.find('-');
+    if (dash == std::string::npos || dash == 0) continue;
+    pid_t pid = 0;
+    auto [end, parsed] = std::from_chars(rest.data(), rest.data() + dash, pid);
+    if (parsed != std::errc() || end != rest.data() + dash || pid <= 0) continue;
+    // Only folders of processes that no longer exist (a live process, even one that reused the pid,
+    // keeps its folder).
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    std::error_code ignored;
+    std::filesystem::remove_all(entry.path(), ignored);
+  }
+}
+
 }  // namespace
 
 Result<std::unique_ptr<KeyIndex>> KeyIndex::Create(const std::string& parent_dir, std::string table_name) {
@@ -44,7 +74,8 @@ Result<std::unique_ptr<KeyIndex>> KeyIndex::Create(const std::string& parent_dir
     return Status::IOError("table {}: cannot create {} for the cross-partition key index: {}", table_name,
                            parent.string(), ec.message());
   }
-  std::string pattern = (parent / "tide-key-index-XXXXXX").string();
+  RemoveLeftovers(parent);
+  std::string pattern = (parent / fmt::format("{}{}-XXXXXX", kFolderPrefix, ::getpid())).string();
   if (::mkdtemp(pattern.data()) == nullptr) {
     return Status::IOError("table {}: cannot create a folder in {} for the cross-partition key index: {}", table_name,
                            parent.string(), std::strerror(errno));

@@ -1,8 +1,9 @@
 // KeyIndex: where each primary key of a cross-partition update table lives now: its partition (as a
 // small id) and bucket, kept in a RocksDB database in a private temporary folder, as Java Paimon's
 // GlobalIndexAssigner keeps its `keyIndex` state. The table is the truth: the index is rebuilt from it
-// at every start (IndexBootstrap) and the folder is deleted when the index is destroyed, so nothing in
-// it has to survive a crash and writes skip RocksDB's write-ahead log. Never in the warehouse.
+// at every start (IndexBootstrap) and the folder is deleted when the index is destroyed (or, after a
+// crash, by the next index made in the same parent folder), so nothing in it has to survive a crash and
+// writes skip RocksDB's write-ahead log. Never in the warehouse.
 //
 // Keys are the BinaryRow bytes of a row's primary key; values are (partition id, bucket) as two
 // little-endian int32s. RocksDB keeps memory bounded for tables whose keys do not fit in memory

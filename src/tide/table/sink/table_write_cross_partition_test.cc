@@ -9,9 +9,13 @@
 #include <random>
 #include <set>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "testing/temp_dir.h"
 #include "tide/table/crosspartition/bucket_assigner.h"
 #include "tide/table/crosspartition/global_index_assigner.h"
+#include "tide/table/crosspartition/key_index.h"
 #include "tide/table/operation/file_store_commit.h"
 #include "tide/table/sink/table_write.h"
 #include "tide/table/table_test_util.h"
@@ -274,6 +278,35 @@ TEST_F(CrossPartitionWriteTest, RefusesWhatJavaRefuses) {
   EXPECT_TRUE(ok->Write(RowKind::kInsert, Row{Datum(), Datum(int64_t{1}), Datum("x")}).IsInvalidArgument());
   Put(ok.get(), RowKind::kInsert, 1, 1, "x");
   Commit(ok.get(), 1);
+}
+
+// The key index lives in a folder of its own, deleted with it; folders left by processes that died
+// (SIGKILL) are removed by the next index made beside them, those of live processes are kept.
+TEST_F(CrossPartitionWriteTest, KeyIndexFoldersDoNotOutliveTheirProcess) {
+  const std::string parent = dir_.path() + "/index-parent";
+  pid_t child = ::fork();
+  if (child == 0) _exit(0);
+  ASSERT_GT(child, 0);
+  ::waitpid(child, nullptr, 0);  // a pid whose process is gone
+  const std::string dead = parent + "/tide-key-index-" + std::to_string(child) + "-abc123";
+  const std::string live = parent + "/tide-key-index-" + std::to_string(::getpid()) + "-def456";
+  ASSERT_TRUE(FileSystem::Local()->MakeDirs(dead + "/db").ok());
+  ASSERT_TRUE(FileSystem::Local()->MakeDirs(live).ok());
+  std::string made;
+  {
+    auto index = KeyIndex::Create(parent, "db.t");
+    ASSERT_TRUE(index.ok()) << index.status().ToString();
+    made = (*index)->dir();
+    EXPECT_TRUE(FileSystem::Local()->Exists(made).value());
+    ASSERT_TRUE((*index)->Put("k", PartitionBucket{1, 2}).ok());
+    auto got = (*index)->Get("k");
+    ASSERT_TRUE(got.ok() && got->has_value());
+    EXPECT_EQ((**got).partition_id, 1);
+    EXPECT_EQ((**got).bucket, 2);
+  }
+  EXPECT_FALSE(FileSystem::Local()->Exists(made).value()) << "deleted with the index";
+  EXPECT_FALSE(FileSystem::Local()->Exists(dead).value()) << "a dead process's folder is removed";
+  EXPECT_TRUE(FileSystem::Local()->Exists(live).value()) << "a live process's folder is kept";
 }
 
 // A random workload against the model: inserts, updates that often change the partition, deletes
