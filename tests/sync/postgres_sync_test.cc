@@ -603,22 +603,10 @@ TEST_F(PostgresSyncTest, BinaryKilledAtRandomAndRestartedHoldsEveryRowOnce) {
   SCOPED_TRACE("TIDE_SYNC_SEED=" + std::to_string(seed));
   std::mt19937 rng(seed);
   PostgresSyncOptions o = Options({});
-  auto start = [&]() -> pid_t {
-    std::vector<std::string> argv = {testing::BuildDir() + "/tide", "sync", "postgres", "--warehouse", warehouse_,
-                                     "--database", "shop", "--postgres", o.conninfo, "--tables",
-                                     "public.events,public.orders", "--slot", o.slot, "--publication",
-                                     o.publication, "--commit-interval", "50ms"};
-    std::vector<char*> ptrs;
-    for (auto& a : argv) ptrs.push_back(a.data());
-    ptrs.push_back(nullptr);
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      int devnull = ::open("/dev/null", O_WRONLY);
-      ::dup2(devnull, 2);
-      ::execv(ptrs[0], ptrs.data());
-      _exit(127);
-    }
-    return pid;
+  auto start = [&] {
+    return SpawnTide({"sync", "postgres", "--warehouse", warehouse_, "--database", "shop", "--postgres", o.conninfo,
+                      "--tables", "public.events,public.orders", "--slot", o.slot, "--publication", o.publication,
+                      "--commit-interval", "50ms"});
   };
   std::atomic<bool> writing{true};
   std::thread writer([&, writer_seed = rng()] {
@@ -640,8 +628,7 @@ TEST_F(PostgresSyncTest, BinaryKilledAtRandomAndRestartedHoldsEveryRowOnce) {
     pid_t pid = start();
     ASSERT_GT(pid, 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(150 + rng() % 700));
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
+    KillNow(pid);
   }
   writing = false;
   writer.join();

@@ -80,23 +80,11 @@ class SyncModelTest : public ::testing::Test {
   std::string TablePath(const std::string& t) const { return warehouse_ + "/shop.db/" + t; }
 
   pid_t StartSync() {
-    std::vector<std::string> argv = {testing::BuildDir() + "/tide", "sync", "postgres", "--warehouse", warehouse_,
-                                     "--database", "shop", "--postgres", Server().conninfo(db_), "--tables",
-                                     "public.accounts,public.kv,public.events", "--computed-column",
-                                     "dt=date_format(moved_at, yyyy-MM-dd)", "--partition-keys", "dt",
-                                     "--commit-interval", "50ms", "--copy-workers", "2"};
-    std::vector<char*> ptrs;
-    for (auto& a : argv) ptrs.push_back(a.data());
-    ptrs.push_back(nullptr);
-    const std::string log = dir_.path() + "/sync.log";
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-      ::dup2(out, 2);
-      ::execv(ptrs[0], ptrs.data());
-      _exit(127);
-    }
-    return pid;
+    return SpawnTide({"sync", "postgres", "--warehouse", warehouse_, "--database", "shop", "--postgres",
+                      Server().conninfo(db_), "--tables", "public.accounts,public.kv,public.events",
+                      "--computed-column", "dt=date_format(moved_at, yyyy-MM-dd)", "--partition-keys", "dt",
+                      "--commit-interval", "50ms", "--copy-workers", "2"},
+                     dir_.path() + "/sync.log");
   }
 
   std::string SyncLog() {
@@ -219,16 +207,14 @@ TEST_F(SyncModelTest, KilledAtRandomWhileTablesChangeMoveAndEvolve) {
     while (!copied() && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
+    KillNow(pid);
     ASSERT_TRUE(copied()) << SyncLog();
   }
   for (int kill = 0; kill < kills; ++kill) {
     pid_t pid = StartSync();
     ASSERT_GT(pid, 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(200 + rng() % 900));
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
+    KillNow(pid);
   }
   writing = false;
   writer.join();

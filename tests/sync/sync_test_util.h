@@ -5,6 +5,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -161,21 +162,34 @@ inline std::string StopReason(SyncThread& sync) {
   return sync.done() ? "the sync stopped: " + sync.Stop().ToString() : "the sync runs, but the lake differs";
 }
 
-// Runs the tide binary with `args` to completion; returns its exit code and what it printed on stderr.
-inline std::pair<int, std::string> RunTide(const std::vector<std::string>& args, const std::string& scratch_dir) {
-  std::vector<std::string> argv = {testing::BuildDir() + "/tide"};
-  argv.insert(argv.end(), args.begin(), args.end());
+// Starts the tide binary with `args`, its stderr appended to `stderr_path` (/dev/null: discarded);
+// returns its pid.
+inline pid_t SpawnTide(std::vector<std::string> args, const std::string& stderr_path = "/dev/null") {
+  args.insert(args.begin(), testing::BuildDir() + "/tide");
   std::vector<char*> ptrs;
-  for (auto& a : argv) ptrs.push_back(a.data());
+  for (auto& a : args) ptrs.push_back(a.data());
   ptrs.push_back(nullptr);
-  const std::string err_path = scratch_dir + "/tide.stderr";
   pid_t pid = ::fork();
   if (pid == 0) {
-    int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     ::dup2(err, 2);
     ::execv(ptrs[0], ptrs.data());
     _exit(127);
   }
+  return pid;
+}
+
+// SIGKILL, then reap.
+inline void KillNow(pid_t pid) {
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+}
+
+// Runs the tide binary with `args` to completion; returns its exit code and what it printed on stderr.
+inline std::pair<int, std::string> RunTide(const std::vector<std::string>& args, const std::string& scratch_dir) {
+  const std::string err_path = scratch_dir + "/tide.stderr";
+  FileSystem::Local()->DeleteFile(err_path).IgnoreError();
+  pid_t pid = SpawnTide(args, err_path);
   int status = 0;
   ::waitpid(pid, &status, 0);
   auto text = FileSystem::Local()->ReadFile(err_path);
