@@ -2,11 +2,8 @@
 
 #include <algorithm>
 
-
 namespace tide {
 namespace {
-
-constexpr size_t kBootstrapBatch = 16384;
 
 bool IsRetraction(RowKind kind) { return kind == RowKind::kUpdateBefore || kind == RowKind::kDelete; }
 
@@ -26,7 +23,8 @@ Result<std::unique_ptr<GlobalIndexAssigner>> GlobalIndexAssigner::Create(GlobalI
                                    config.table_name, config.target_row_num);
   }
   std::unique_ptr<GlobalIndexAssigner> assigner(new GlobalIndexAssigner(std::move(config)));
-  TIDE_ASSIGN_OR_RETURN(assigner->index_, KeyIndex::Create(assigner->config_.state_dir, assigner->config_.table_name));
+  TIDE_ASSIGN_OR_RETURN(assigner->index_, KeyIndex::Create(assigner->config_.state_dir, assigner->config_.table_name,
+                                                            assigner->config_.memory_budget));
   return assigner;
 }
 
@@ -56,8 +54,7 @@ Status GlobalIndexAssigner::BootstrapKey(std::string_view key, const std::string
   }
   const int32_t id = PartitionId(partition);
   TIDE_ASSIGN_OR_RETURN(auto existing, index_->Get(key));
-  bool duplicate = existing.has_value() || !batch_keys_.emplace(key).second;
-  if (duplicate) {
+  if (existing.has_value()) {
     TIDE_ASSIGN_OR_RETURN(const Row* here, PartitionValues(id));
     return Status::Corruption(
         "table {}: primary key {} is stored twice (found again in partition {}, bucket {}); a cross-partition "
@@ -65,19 +62,13 @@ Status GlobalIndexAssigner::BootstrapKey(std::string_view key, const std::string
         "buckets)? Rewrite the table without the duplicates",
         config_.table_name, describe_key(), RowToString(*here, config_.partition_fields), bucket);
   }
-  TIDE_RETURN_IF_ERROR(index_->BatchPut(key, PartitionBucket{id, bucket}));
+  TIDE_RETURN_IF_ERROR(index_->Put(key, PartitionBucket{id, bucket}));
   buckets_.BootstrapBucket(id, bucket);
   ++bootstrapped_keys_;
-  if (index_->batch_entries() >= kBootstrapBatch) {
-    TIDE_RETURN_IF_ERROR(index_->Flush());
-    batch_keys_.clear();
-  }
   return Status::OK();
 }
 
 Status GlobalIndexAssigner::EndBootstrap() {
-  TIDE_RETURN_IF_ERROR(index_->Flush());
-  batch_keys_ = {};
   bootstrapping_ = false;
   return Status::OK();
 }

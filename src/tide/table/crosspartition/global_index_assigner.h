@@ -17,9 +17,9 @@
 // partition values), and a retraction of an unknown key on a deduplicate table is dropped (it would
 // retract nothing; Java writes it to a new bucket and indexes the key).
 //
-// The index (KeyIndex, RocksDB in a private temporary folder) is rebuilt from the table's latest
-// snapshot by IndexBootstrap before the first row; deletes leave keys in it, as in Java. No index file
-// goes into the table: Java writes none in this mode.
+// The index (KeyIndex: in memory, spilling into RocksDB in a private temporary folder) is rebuilt from
+// the table's latest snapshot by IndexBootstrap before the first row; deletes leave keys in it, as in
+// Java. No index file goes into the table: Java writes none in this mode.
 //
 // Thread-safety: one thread at a time.
 #pragma once
@@ -60,6 +60,7 @@ struct GlobalIndexConfig {
   int64_t target_row_num = 2'000'000;  // dynamic-bucket.target-row-num
   std::vector<DataField> partition_fields;  // the partition columns, in partition-key order
   std::string state_dir;  // parent of the key index's folder; the system's temporary folder when empty
+  size_t memory_budget = KeyIndex::kDefaultMemoryBudget;  // keys in memory before they spill into RocksDB
 };
 
 class GlobalIndexAssigner {
@@ -101,7 +102,6 @@ class GlobalIndexAssigner {
   std::vector<std::unique_ptr<Row>> partition_values_;
   std::unordered_map<std::string, int32_t> partition_ids_;
   // Keys bootstrapped into the index's pending batch (a second one is a duplicate too).
-  std::unordered_set<std::string> batch_keys_;
   bool bootstrapping_ = true;
   int64_t bootstrapped_keys_ = 0;
 };

@@ -2,8 +2,8 @@
 
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
+#include <rocksdb/sst_file_writer.h>
 #include <rocksdb/table.h>
-#include <rocksdb/write_batch.h>
 
 #include <signal.h>
 #include <unistd.h>
@@ -21,9 +21,8 @@
 namespace tide {
 namespace {
 
-// Bounds of the index's memory: RocksDB flushes its memtable to a sorted file past this size and
-// caches this much of those files' blocks.
-constexpr size_t kMemtableBytes = 32 << 20;
+// RocksDB's own memory, once keys spilled into it: it caches this much of its files' blocks. Its
+// memtable stays empty (spills are ingested as sorted files).
 constexpr uint64_t kBlockCacheMb = 16;
 
 Status FromRocks(const rocksdb::Status& s, const std::string& table, const char* what, const std::string& dir) {
@@ -64,7 +63,8 @@ void RemoveLeftovers(const std::filesystem::path& parent) {
 
 }  // namespace
 
-Result<std::unique_ptr<KeyIndex>> KeyIndex::Create(const std::string& parent_dir, std::string table_name) {
+Result<std::unique_ptr<KeyIndex>> KeyIndex::Create(const std::string& parent_dir, std::string table_name,
+                                                  size_t memory_budget) {
   std::error_code ec;
   std::filesystem::path parent =
       parent_dir.empty() ? std::filesystem::temp_directory_path(ec) : std::filesystem::path(parent_dir);
@@ -83,26 +83,27 @@ Result<std::unique_ptr<KeyIndex>> KeyIndex::Create(const std::string& parent_dir
   std::unique_ptr<KeyIndex> index(new KeyIndex());
   index->dir_ = pattern;
   index->table_name_ = std::move(table_name);
-
-  rocksdb::Options options;
-  options.create_if_missing = true;
-  options.OptimizeForPointLookup(kBlockCacheMb);
-  options.write_buffer_size = kMemtableBytes;
-  options.max_write_buffer_number = 2;
-  options.max_background_jobs = 2;
-  options.max_open_files = 256;
-  options.keep_log_file_num = 1;
-  options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
-  rocksdb::DB* db = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(options, index->dir_ + "/db", &db);
-  TIDE_RETURN_IF_ERROR(FromRocks(s, index->table_name_, "open", index->dir_));
-  index->db_.reset(db);
-  index->batch_ = std::make_unique<rocksdb::WriteBatch>();
+  index->memory_budget_ = memory_budget;
   return index;
 }
 
+Status KeyIndex::OpenDb() {
+  auto options = std::make_unique<rocksdb::Options>();
+  options->create_if_missing = true;
+  options->OptimizeForPointLookup(kBlockCacheMb);
+  options->max_background_jobs = 2;
+  options->max_open_files = 256;
+  options->keep_log_file_num = 1;
+  options->info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(*options, dir_ + "/db", &db);
+  TIDE_RETURN_IF_ERROR(FromRocks(s, table_name_, "open", dir_));
+  db_.reset(db);
+  db_options_ = std::move(options);
+  return Status::OK();
+}
+
 KeyIndex::~KeyIndex() {
-  batch_.reset();
   if (db_) {
     db_->Close().PermitUncheckedError();
     db_.reset();
@@ -114,6 +115,8 @@ KeyIndex::~KeyIndex() {
 }
 
 Result<std::optional<PartitionBucket>> KeyIndex::Get(std::string_view key) {
+  if (auto found = memory_.Find(key)) return found;
+  if (!db_) return std::optional<PartitionBucket>();
   std::string value;
   rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), rocksdb::Slice(key.data(), key.size()), &value);
   if (s.IsNotFound()) return std::optional<PartitionBucket>();
@@ -129,31 +132,34 @@ Result<std::optional<PartitionBucket>> KeyIndex::Get(std::string_view key) {
 }
 
 Status KeyIndex::Put(std::string_view key, PartitionBucket value) {
-  EncodeValue(value, &value_scratch_);
-  rocksdb::WriteOptions write;
-  write.disableWAL = true;  // rebuilt from the table at every start
-  rocksdb::Status s = db_->Put(write, rocksdb::Slice(key.data(), key.size()), value_scratch_);
+  Status put = memory_.Put(key, value);
+  if (!put.ok()) return put.WithContext("table " + table_name_);
   ++puts_;
-  return FromRocks(s, table_name_, "write a key", dir_);
-}
-
-Status KeyIndex::BatchPut(std::string_view key, PartitionBucket value) {
-  EncodeValue(value, &value_scratch_);
-  rocksdb::Status s = batch_->Put(rocksdb::Slice(key.data(), key.size()), value_scratch_);
-  TIDE_RETURN_IF_ERROR(FromRocks(s, table_name_, "buffer a key", dir_));
-  ++puts_;
-  ++batch_entries_;
+  if (memory_.memory_bytes() > memory_budget_) return Spill();
   return Status::OK();
 }
 
-Status KeyIndex::Flush() {
-  if (batch_entries_ == 0) return Status::OK();
-  rocksdb::WriteOptions write;
-  write.disableWAL = true;
-  rocksdb::Status s = db_->Write(write, batch_.get());
-  batch_->Clear();
-  batch_entries_ = 0;
-  return FromRocks(s, table_name_, "write keys", dir_);
+// Writes every key in memory, sorted, into one RocksDB table file and ingests it: the file's entries
+// get sequence numbers above everything in the database, so they override older values of their keys.
+Status KeyIndex::Spill() {
+  if (!db_) TIDE_RETURN_IF_ERROR(OpenDb());
+  const std::string file = fmt::format("{}/spill-{}.sst", dir_, spills_);
+  rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), *db_options_);
+  TIDE_RETURN_IF_ERROR(FromRocks(writer.Open(file), table_name_, "start a spill file", dir_));
+  rocksdb::Status failed;
+  memory_.ForEachSorted([&](std::string_view key, PartitionBucket value) {
+    if (!failed.ok()) return;
+    EncodeValue(value, &value_scratch_);
+    failed = writer.Put(rocksdb::Slice(key.data(), key.size()), value_scratch_);
+  });
+  TIDE_RETURN_IF_ERROR(FromRocks(failed, table_name_, "write a spill file", dir_));
+  TIDE_RETURN_IF_ERROR(FromRocks(writer.Finish(), table_name_, "finish a spill file", dir_));
+  rocksdb::IngestExternalFileOptions ingest;
+  ingest.move_files = true;
+  TIDE_RETURN_IF_ERROR(FromRocks(db_->IngestExternalFile({file}, ingest), table_name_, "take in a spill file", dir_));
+  memory_.Clear();
+  ++spills_;
+  return Status::OK();
 }
 
 }  // namespace tide

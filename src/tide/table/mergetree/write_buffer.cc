@@ -45,12 +45,13 @@ void WriteBuffer::Clear() {
   bytes_ = 0;
 }
 
-Status WriteBuffer::Drain(const Consumer& merged, const Consumer* raw) {
+Status WriteBuffer::Drain(const Consumer& merged, const Consumer* raw, bool* raw_is_merged) {
+  if (raw_is_merged) *raw_is_merged = false;
   struct ClearOnExit {
     WriteBuffer* buffer;
     ~ClearOnExit() { buffer->Clear(); }
   } clear_on_exit{this};
-  if (spec_->primary_key) return DrainSorted(merged, raw);
+  if (spec_->primary_key) return DrainSorted(merged, raw, raw_is_merged);
   for (KeyValue& record : records_) TIDE_RETURN_IF_ERROR(merged(record));
   return Status::OK();
 }
@@ -84,7 +85,7 @@ uint64_t KeyPrefix(const Datum& value) {
 
 }  // namespace
 
-Status WriteBuffer::DrainSorted(const Consumer& merged, const Consumer* raw) {
+Status WriteBuffer::DrainSorted(const Consumer& merged, const Consumer* raw, bool* raw_is_merged) {
   const WriteBufferSpec& spec = *spec_;
   auto compare_keys = [&spec](const KeyValue& a, const KeyValue& b) {
     for (int i : spec.key_indices) {
@@ -122,6 +123,14 @@ Status WriteBuffer::DrainSorted(const Consumer& merged, const Consumer* raw) {
     records_.swap(sorted);
   }
   const size_t n = records_.size();
+  if (raw && raw_is_merged) {
+    bool distinct = true;
+    for (size_t k = 1; distinct && k < n; ++k) distinct = compare_keys(records_[k - 1], records_[k]) != 0;
+    if (distinct) {
+      *raw_is_merged = true;
+      raw = nullptr;
+    }
+  }
   size_t i = 0;
   while (i < n) {
     size_t j = i + 1;

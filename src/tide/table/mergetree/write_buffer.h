@@ -67,13 +67,16 @@ class WriteBuffer {
   // append: insertion order) and, for primary-key buffers, a copy of every record before merging to
   // `raw` (if given) in sorted order (changelog-producer=input). Empties the buffer and releases its
   // memory, also when a consumer or the merge fails.
-  Status Drain(const Consumer& merged, const Consumer* raw = nullptr);
+  // With `raw_is_merged` given: when no two records share a key (nothing merges, so `raw` would get
+  // exactly what `merged` gets, in the same order), `raw` is not called and *raw_is_merged is set, so
+  // the caller can reuse what `merged` made (an initial copy: every key once).
+  Status Drain(const Consumer& merged, const Consumer* raw = nullptr, bool* raw_is_merged = nullptr);
 
   // Drops every record and releases their memory.
   void Clear();
 
  private:
-  Status DrainSorted(const Consumer& merged, const Consumer* raw);
+  Status DrainSorted(const Consumer& merged, const Consumer* raw, bool* raw_is_merged);
 
   const WriteBufferSpec* spec_;
   WriteBufferMemory* memory_;

@@ -117,6 +117,43 @@ TEST(WriteBufferTest, AppendBufferKeepsInsertionOrder) {
   EXPECT_EQ(memory.used(), 0);
 }
 
+// A caller that can reuse the merged output for the raw one (changelog-producer=input during a copy)
+// is told when nothing merged: then `raw` would get the very records `merged` got.
+TEST(WriteBufferTest, SaysWhenRawRecordsAreTheMergedOnes) {
+  WriteBufferSpec spec;
+  spec.primary_key = true;
+  spec.key_indices = {0};
+  auto merge = WriteMergeFunction::Create(
+      WriterTestSchema({Field(0, "k", DataType::BigInt(false)), Field(1, "v", DataType::String())}, {"k"}, {}, {}), "t");
+  spec.merge = merge->get();
+  WriteBufferMemory memory(1 << 20);
+  for (bool repeat_a_key : {false, true}) {
+    WriteBuffer buffer(&spec, &memory);
+    for (int64_t k : {5, 1, 3}) buffer.Put(Row{Datum(k), Datum("v")}, k, ValueKind::kInsert);
+    if (repeat_a_key) buffer.Put(Row{Datum(int64_t{3}), Datum("w")}, 9, ValueKind::kUpdateAfter);
+    std::vector<int64_t> merged, raw;
+    WriteBuffer::Consumer to_merged = [&](KeyValue& kv) {
+      merged.push_back(kv.sequence);
+      return Status::OK();
+    };
+    WriteBuffer::Consumer to_raw = [&](KeyValue& kv) {
+      raw.push_back(kv.sequence);
+      return Status::OK();
+    };
+    bool raw_is_merged = !repeat_a_key;  // the opposite of what it must become
+    ASSERT_TRUE(buffer.Drain(to_merged, &to_raw, &raw_is_merged).ok());
+    if (repeat_a_key) {
+      EXPECT_FALSE(raw_is_merged);
+      EXPECT_EQ(merged, (std::vector<int64_t>{1, 9, 5}));
+      EXPECT_EQ(raw, (std::vector<int64_t>{1, 3, 9, 5}));
+    } else {
+      EXPECT_TRUE(raw_is_merged);
+      EXPECT_EQ(merged, (std::vector<int64_t>{1, 3, 5}));
+      EXPECT_TRUE(raw.empty()) << "raw is not called when it would repeat merged";
+    }
+  }
+}
+
 TEST(WriteBufferTest, MemoryIsChargedAndReleasedAlsoOnError) {
   WriteBufferSpec spec;
   spec.primary_key = true;

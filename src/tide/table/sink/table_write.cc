@@ -472,6 +472,7 @@ Status TableWrite::LoadGlobalIndex() {
   config.target_row_num = options_.dynamic_bucket_target_row_num();
   for (int i : partition_indices_) config.partition_fields.push_back(schema_.fields[static_cast<size_t>(i)]);
   config.state_dir = config_.key_index_dir;
+  config.memory_budget = config_.key_index_memory;
   auto index = GlobalIndexAssigner::Create(std::move(config));
   if (!index.ok()) return Fail(index.status());
   if (!config_.ignore_previous_files) {
@@ -740,6 +741,33 @@ Status TableWrite::FlushWhileOverBudget() {
   return Status::OK();
 }
 
+Result<std::vector<DataFileMeta>> TableWrite::CopyAsChangelog(BucketWriter* w, const std::vector<DataFileMeta>& data_files) {
+  std::vector<DataFileMeta> copies;
+  auto remove_copies = [&] {
+    for (const auto& f : copies) fs_->DeleteFile(JoinPath(w->paths.bucket_dir(), f.file_name)).IgnoreError();
+  };
+  for (const DataFileMeta& data_file : data_files) {
+    Result<std::string> bytes = fs_->ReadFile(JoinPath(w->paths.bucket_dir(), data_file.file_name));
+    if (!bytes.ok()) {
+      remove_copies();
+      return bytes.status();
+    }
+    DataFileMeta copy = data_file;
+    copy.file_name = w->paths.NewChangelogFileName();
+    const std::string path = JoinPath(w->paths.bucket_dir(), copy.file_name);
+    Result<std::unique_ptr<WritableFile>> file = fs_->NewWritableFile(path);
+    Status written = file.ok() ? (*file)->Append(*bytes) : file.status();
+    if (written.ok()) written = (*file)->Close();  // durable, as the encoder's files are
+    if (!written.ok()) {
+      if (file.ok()) fs_->DeleteFile(path).IgnoreError();
+      remove_copies();
+      return written;
+    }
+    copies.push_back(std::move(copy));
+  }
+  return copies;
+}
+
 Status TableWrite::Flush(BucketWriter* w) {
   if (w->buffer.empty()) return Status::OK();
   DataFileWriteContext* ctx = context_.get();
@@ -784,10 +812,15 @@ Status TableWrite::Flush(BucketWriter* w) {
   WriteBuffer::Consumer to_changelog = [&changelog](KeyValue& kv) {
     return changelog->Write(kv.row, kv.sequence, kv.kind);
   };
-  Status drained = w->buffer.Drain(to_data, changelog ? &to_changelog : nullptr);
+  // When no key repeats in the buffer (an initial copy), the changelog holds exactly the data files'
+  // records: their files are copied byte for byte instead of encoded twice.
+  bool changelog_is_data = false;
+  Status drained = w->buffer.Drain(to_data, changelog ? &to_changelog : nullptr, changelog ? &changelog_is_data : nullptr);
   Result<std::vector<DataFileMeta>> data_files = drained.ok() ? data.Finish() : Result<std::vector<DataFileMeta>>(drained);
   Result<std::vector<DataFileMeta>> changelog_files = std::vector<DataFileMeta>{};
-  if (data_files.ok() && changelog) changelog_files = changelog->Finish();
+  if (data_files.ok() && changelog) {
+    changelog_files = changelog_is_data ? CopyAsChangelog(w, *data_files) : changelog->Finish();
+  }
   if (!data_files.ok() || !changelog_files.ok()) {
     data.Abort();
     if (changelog) changelog->Abort();

@@ -95,6 +95,9 @@ struct TableWriteConfig {
   // Cross-partition update tables: the folder under which the key index's RocksDB folder is made (and
   // deleted with the writer); the system's temporary folder when empty. Never inside the warehouse.
   std::string key_index_dir;
+  // Cross-partition update tables: bytes of keys the key index keeps in memory before it spills them
+  // into RocksDB (KeyIndex); about 50 bytes per key of one BIGINT.
+  size_t key_index_memory = KeyIndex::kDefaultMemoryBudget;
 };
 
 struct TableWriteMetrics {
@@ -185,6 +188,9 @@ class TableWrite {
   Status SyncCompaction(BucketWriter* writer, bool blocking);
   bool compaction_enabled() const { return compaction_context_ != nullptr; }
   Status FlushWhileOverBudget();
+  // Copies of `data_files` under changelog file names (changelog-producer=input, when the flush's
+  // changelog records are exactly its data records).
+  Result<std::vector<DataFileMeta>> CopyAsChangelog(BucketWriter* w, const std::vector<DataFileMeta>& data_files);
   Status Flush(BucketWriter* writer);
   Status Fail(Status status);
 

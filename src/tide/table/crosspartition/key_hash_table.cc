@@ -1,0 +1,122 @@
+#include "tide/table/crosspartition/key_hash_table.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+namespace tide {
+namespace {
+
+constexpr size_t kInitialSlots = 1024;  // a power of two
+
+uint32_t LoadLength(const char* p) {
+  uint32_t n;
+  std::memcpy(&n, p, sizeof n);
+  return n;
+}
+
+}  // namespace
+
+KeyHashTable::KeyHashTable() { slots_.resize(kInitialSlots); }
+
+uint32_t KeyHashTable::Hash(std::string_view key) {
+  // 64-bit FNV-1a folded to 32 bits: keys are short, and the slot index uses the low bits.
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : key) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ULL;
+  h ^= h >> 32;
+  return static_cast<uint32_t>(h);
+}
+
+std::string_view KeyHashTable::KeyAt(uint32_t ref) const {
+  const uint64_t offset = (static_cast<uint64_t>(ref) - 1) * 4;
+  const char* p = chunks_[offset / kChunkBytes].get() + offset % kChunkBytes;
+  return std::string_view(p + 4, LoadLength(p));
+}
+
+size_t KeyHashTable::Probe(std::string_view key, uint32_t hash) const {
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const Slot& s = slots_[i];
+    if (s.ref == 0) return i;
+    if (s.hash == hash && KeyAt(s.ref) == key) return i;
+  }
+}
+
+std::optional<PartitionBucket> KeyHashTable::Find(std::string_view key) const {
+  const Slot& s = slots_[Probe(key, Hash(key))];
+  if (s.ref == 0) return std::nullopt;
+  return s.value;
+}
+
+uint32_t KeyHashTable::Store(std::string_view key) {
+  const size_t need = (4 + key.size() + 3) & ~size_t{3};
+  if (chunk_used_ + need > kChunkBytes) {
+    chunks_.push_back(std::make_unique<char[]>(kChunkBytes));
+    chunk_used_ = 0;
+  }
+  char* p = chunks_.back().get() + chunk_used_;
+  const uint32_t n = static_cast<uint32_t>(key.size());
+  std::memcpy(p, &n, sizeof n);
+  if (!key.empty()) std::memcpy(p + 4, key.data(), key.size());
+  const uint64_t offset = (chunks_.size() - 1) * kChunkBytes + chunk_used_;
+  chunk_used_ += need;
+  return static_cast<uint32_t>(offset / 4 + 1);
+}
+
+void KeyHashTable::Grow() {
+  std::vector<Slot> old(slots_.size() * 2);
+  old.swap(slots_);
+  const size_t mask = slots_.size() - 1;
+  for (const Slot& s : old) {
+    if (s.ref == 0) continue;
+    size_t i = s.hash & mask;
+    while (slots_[i].ref != 0) i = (i + 1) & mask;
+    slots_[i] = s;
+  }
+}
+
+Status KeyHashTable::Put(std::string_view key, PartitionBucket value) {
+  if (key.size() > kMaxKeyBytes) {
+    return Status::InvalidArgument("a primary key of {} bytes is longer than the key index holds ({} bytes)",
+                                   key.size(), kMaxKeyBytes);
+  }
+  const uint32_t hash = Hash(key);
+  size_t i = Probe(key, hash);
+  if (slots_[i].ref != 0) {
+    slots_[i].value = value;
+    return Status::OK();
+  }
+  if ((size_ + 1) * 4 > slots_.size() * 3) {
+    Grow();
+    i = Probe(key, hash);
+  }
+  slots_[i] = Slot{Store(key), hash, value};
+  ++size_;
+  return Status::OK();
+}
+
+void KeyHashTable::ForEachSorted(const std::function<void(std::string_view, PartitionBucket)>& visit) const {
+  std::vector<uint32_t> order;
+  order.reserve(size_);
+  for (uint32_t i = 0; i < slots_.size(); ++i) {
+    if (slots_[i].ref != 0) order.push_back(i);
+  }
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return KeyAt(slots_[a].ref) < KeyAt(slots_[b].ref); });
+  for (uint32_t i : order) visit(KeyAt(slots_[i].ref), slots_[i].value);
+}
+
+void KeyHashTable::Clear() {
+  std::vector<Slot>(kInitialSlots).swap(slots_);
+  chunks_.clear();
+  chunks_.shrink_to_fit();
+  chunk_used_ = kChunkBytes;
+  size_ = 0;
+}
+
+}  // namespace tide

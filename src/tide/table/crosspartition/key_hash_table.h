@@ -1,0 +1,72 @@
+// KeyHashTable: the in-memory tier of the cross-partition key index: a map from a primary key's bytes
+// to its (partition id, bucket), packed for millions of keys. Keys live back to back in an arena of
+// fixed-size chunks (a 4-byte length, then the bytes); the table is open addressing with linear
+// probing over 16-byte slots (arena reference, 32-bit hash, value), at most 3/4 full, doubled when
+// fuller. A key costs its length + 4 bytes in the arena plus 21-43 bytes of slots, so 2 million 16-byte
+// keys take about 100 MB, against several hundred for a node-based map of strings. Nothing is ever
+// removed one by one (the index keeps deleted keys, as Java's does); Clear() empties it all.
+//
+// Invariant: every key is stored once; memory_bytes() counts every byte the table holds.
+// Thread-safety: one thread at a time; const methods may run concurrently with each other.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "tide/base/result.h"
+
+namespace tide {
+
+struct PartitionBucket {
+  int32_t partition_id = 0;
+  int32_t bucket = 0;
+};
+
+class KeyHashTable {
+ public:
+  // Keys longer than this are refused (a primary key of a megabyte is a mistake, not a key).
+  static constexpr size_t kMaxKeyBytes = (1 << 20) - 4;
+
+  KeyHashTable();
+
+  std::optional<PartitionBucket> Find(std::string_view key) const;
+  // Inserts `key` or overwrites its value. InvalidArgument for a key over kMaxKeyBytes.
+  Status Put(std::string_view key, PartitionBucket value);
+
+  size_t size() const { return size_; }
+  size_t memory_bytes() const { return slots_.size() * sizeof(Slot) + chunks_.size() * kChunkBytes; }
+
+  // Calls `visit` for every entry in ascending byte order of the keys (memcmp, shorter first on a tie),
+  // the order of RocksDB's default comparator.
+  void ForEachSorted(const std::function<void(std::string_view key, PartitionBucket value)>& visit) const;
+
+  // Empties the table and returns its memory.
+  void Clear();
+
+ private:
+  struct Slot {
+    uint32_t ref = 0;  // 1 + the key's arena offset / 4; 0: empty
+    uint32_t hash = 0;
+    PartitionBucket value;
+  };
+  static constexpr size_t kChunkBytes = 1 << 20;
+
+  static uint32_t Hash(std::string_view key);
+  std::string_view KeyAt(uint32_t ref) const;
+  size_t Probe(std::string_view key, uint32_t hash) const;  // the key's slot, or the empty slot it would take
+  uint32_t Store(std::string_view key);
+  void Grow();
+
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+  // Arena offsets are 4-byte aligned so that a 32-bit reference covers 16 GiB of keys.
+  std::vector<std::unique_ptr<char[]>> chunks_;
+  size_t chunk_used_ = kChunkBytes;  // bytes used in the last chunk
+};
+
+}  // namespace tide
