@@ -898,14 +898,14 @@ class Doctor {
             fmt::format("{} has no primary key: it is synced as an append table (inserts only; an UPDATE or DELETE "
                         "stops the sync).{}",
                         table, identity),
-            {fmt::format("give it a primary key: ALTER TABLE {} ADD PRIMARY KEY (<columns>);", t.name.Quoted())});
+            {fmt::format("give it a primary key: ALTER TABLE {} ADD PRIMARY KEY (<columns>);", table)});
       } else if (t.replident == 'n') {
         ++problems;
         Add(DoctorOutcome::kWarn,
             fmt::format("{} has REPLICA IDENTITY NOTHING: PostgreSQL refuses UPDATE and DELETE on it once it is in a "
                         "publication that publishes them",
                         table),
-            {fmt::format("ALTER TABLE {} REPLICA IDENTITY DEFAULT;", t.name.Quoted())});
+            {fmt::format("ALTER TABLE {} REPLICA IDENTITY DEFAULT;", table)});
       }
     }
     if (problems == 0) Add(DoctorOutcome::kOk, "every selected table has a primary key and a replica identity");
@@ -922,11 +922,15 @@ class Doctor {
     };
     std::vector<Column> columns;
     std::vector<std::string> oids;
-    for (const TableFacts& t : tables_) oids.push_back(t.oid);
+    std::map<std::string, std::string> table_of;  // oid -> schema.table
+    for (const TableFacts& t : tables_) {
+      oids.push_back(t.oid);
+      table_of[t.oid] = t.name.ToString();
+    }
     if (oids.empty()) return Status::OK();
     TIDE_ASSIGN_OR_RETURN(
         PgResult r,
-        sql_.Query("SELECT a.attrelid::regclass::text, a.attname, a.atttypid, a.atttypmod, "
+        sql_.Query("SELECT a.attrelid, a.attname, a.atttypid, a.atttypmod, "
                    "pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a WHERE a.attrelid IN (" +
                    Join(oids, ", ") + ") AND a.attnum > 0 AND NOT a.attisdropped" +
                    (sql_.server_version() >= 120000 ? " AND a.attgenerated = ''" : "") +
@@ -935,7 +939,7 @@ class Doctor {
     for (int i = 0; i < r.rows(); ++i) {
       TIDE_ASSIGN_OR_RETURN(int64_t oid, ParseInt64(r.Value(i, 2), "atttypid"));
       TIDE_ASSIGN_OR_RETURN(int64_t typmod, ParseInt64(r.Value(i, 3), "atttypmod"));
-      columns.push_back(Column{std::string(r.Value(i, 0)), std::string(r.Value(i, 1)), std::string(r.Value(i, 4)),
+      columns.push_back(Column{table_of[std::string(r.Value(i, 0))], std::string(r.Value(i, 1)), std::string(r.Value(i, 4)),
                                static_cast<PgOid>(oid), static_cast<int32_t>(typmod)});
       const PgTypeInfo* info = types.Find(static_cast<PgOid>(oid));
       if (info == nullptr || !info->complete) unknown.insert(static_cast<PgOid>(oid));
