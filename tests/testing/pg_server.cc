@@ -172,6 +172,11 @@ Result<std::unique_ptr<PgServer>> PgServer::Start(const Options& options) {
     for (const auto& line : options.config) conf << line << "\n";
     if (!conf) return Status::IOError("cannot append to {}/postgresql.conf", server->data_dir_);
   }
+  if (!options.hba.empty()) {
+    std::ofstream hba(server->data_dir_ + "/pg_hba.conf", std::ios::trunc);
+    for (const auto& line : options.hba) hba << line << "\n";
+    if (!hba) return Status::IOError("cannot write {}/pg_hba.conf", server->data_dir_);
+  }
   TIDE_RETURN_IF_ERROR(server->PgCtlStart());
   return server;
 }

@@ -31,6 +31,9 @@ class PgServer {
   struct Options {
     // Extra postgresql.conf lines, e.g. "logical_decoding_work_mem = '64kB'".
     std::vector<std::string> config;
+    // When not empty, pg_hba.conf holds these lines instead of initdb's (which trust every local and
+    // 127.0.0.1 connection, replication included).
+    std::vector<std::string> hba;
   };
 
   // Starts a fresh server (initdb + pg_ctl start).
@@ -49,6 +52,8 @@ class PgServer {
   std::string socket_conninfo(const std::string& dbname = "postgres") const;
   int port() const { return port_; }
   const std::string& folder() const { return folder_; }
+  // The cluster's data folder (postgresql.conf, pg_hba.conf).
+  const std::string& data_dir() const { return data_dir_; }
 
   // A fresh superuser connection (caller owns it; PQfinish when done).
   PGconn* ConnectSuperuser(const std::string& dbname = "postgres") const;

@@ -5,11 +5,13 @@
 
 #include "tide/base/logging.h"
 #include "tide/cli/compact_command.h"
+#include "tide/cli/doctor_command.h"
 #include "tide/cli/maintenance_command.h"
 #include "tide/cli/pg_tail_command.h"
 #include "tide/cli/sql_command.h"
 #include "tide/cli/sync_command.h"
 #include "tide/cli/table_command.h"
+#include "tide/cli/version.h"
 #include "tide/cli/write_command.h"
 
 namespace tide::cli {
@@ -19,7 +21,9 @@ int Main(int argc, char** argv) {
   app.require_subcommand(1);
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Log debug detail to stderr");
+  app.set_version_flag("--version", [] { return VersionText(); }, "Print the versions of Tide, DuckDB, libpq and the Paimon format");
   RegisterCompact(app);
+  RegisterDoctor(app);
   RegisterMaintenance(app);
   RegisterPgTail(app);
   RegisterSql(app);

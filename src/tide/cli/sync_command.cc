@@ -19,6 +19,7 @@
 #include "tide/sync/table_sink.h"
 #include "tide/table/schema/schema_manager.h"
 #include "tide/sync/postgres_sync.h"
+#include "tide/sync/sync_status.h"
 #include "tide/sync/table_selection.h"
 
 namespace tide::cli {
@@ -240,6 +241,26 @@ void RegisterSync(CLI::App& app) {
   pg->add_option("--commit-interval", flags->commit_interval,
                  "how often buffered changes are committed (at a transaction boundary), e.g. 500ms, 2s; default 500ms");
   pg->add_option("--copy-workers", flags->copy_workers, "PostgreSQL sessions copying tables in parallel (default 4)");
+  // `tide sync status`: where each table of the lake database stands (sync/sync_status.h).
+  auto status_options = std::make_shared<SyncStatusOptions>();
+  CLI::App* status = sync->add_subcommand(
+      "status", "Per table: the committed source position, records, last commit, copy state; with --postgres the slot's lag");
+  status->add_option("--warehouse", status_options->warehouse, "the lake's warehouse folder")->required();
+  status->add_option("--database", status_options->database, "the lake database of the sync")->required();
+  status->add_option("--postgres", status_options->conninfo, "libpq connection string: adds the slot's position and lag");
+  status->add_option("--slot", status_options->slot, "the sync's replication slot (default tide_<database>)");
+  status->callback([status_options, &app] {
+    InitLogging(app.count("--verbose") > 0 ? LogLevel::kDebug : LogLevel::kWarn);
+    SyncStatusOptions options = *status_options;
+    if (options.slot.empty()) options.slot = "tide_" + ToLower(options.database);
+    auto read = ReadSyncStatus(options);
+    if (!read.ok()) {
+      std::cerr << "tide sync status: " << read.status().ToString() << std::endl;
+      throw CLI::RuntimeError(1);
+    }
+    std::cout << FormatSyncStatus(*read);
+    throw CLI::RuntimeError(0);
+  });
   auto resync_flags = std::make_shared<ResyncFlags>();
   CLI::App* resync = sync->add_subcommand(
       "resync", "Copy one synced table again from PostgreSQL, replacing its lake contents (the sync must be stopped)");

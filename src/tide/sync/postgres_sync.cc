@@ -17,6 +17,7 @@
 #include "tide/postgres/replication_slot.h"
 #include "tide/postgres/snapshot_copy.h"
 #include "tide/sync/computed_column.h"
+#include "tide/sync/doctor.h"
 #include "tide/sync/metadata_column.h"
 #include "tide/sync/table_sink.h"
 #include "tide/table/snapshot/snapshot_manager.h"
@@ -195,7 +196,8 @@ class Pipeline {
   Status Run() {
     TIDE_RETURN_IF_ERROR(ValidateSlotName(o_.slot));
     TIDE_ASSIGN_OR_RETURN(sql_, PgConnection::Connect(o_.conninfo));
-    TIDE_RETURN_IF_ERROR(CheckLogicalReplicationReady(*sql_));
+    // tide doctor's checks (wal_level and REPLICATION among them): a failing one stops the start.
+    TIDE_RETURN_IF_ERROR(CheckServerForSync(*sql_, o_));
     {
       TIDE_ASSIGN_OR_RETURN(PgResult db, sql_->Query("SELECT current_database()"));
       if (db.rows() == 1) source_database_ = std::string(db.Value(0, 0));
