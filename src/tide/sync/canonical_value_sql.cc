@@ -39,6 +39,7 @@ std::string PgText(const PgTypeMapping& m, const std::string& v, int depth) {
       if (m.value_oid == pg_oid::kBpchar) return fmt::format("CASE WHEN {0} IS NULL THEN NULL ELSE format('%s', {0}) END", v);
       return fmt::format("{}::text", v);
     case PgValueKind::kChar:
+    case PgValueKind::kInet:  // inet::text is text(inet), which always shows the netmask; the output function does not
       return fmt::format("CASE WHEN {0} IS NULL THEN NULL ELSE format('%s', {0}) END", v);
     case PgValueKind::kBytea:
       return fmt::format("encode({}, 'hex')", v);
@@ -73,7 +74,6 @@ std::string PgText(const PgTypeMapping& m, const std::string& v, int depth) {
     case PgValueKind::kUuid:
     case PgValueKind::kTimeTz:
     case PgValueKind::kInterval:
-    case PgValueKind::kInet:
     case PgValueKind::kMacaddr:
     case PgValueKind::kBit:
     case PgValueKind::kPgLsn:
@@ -120,7 +120,7 @@ Result<std::string> LakeText(const DataType& t, const std::string& v, int depth)
     case TypeRoot::kMultiset: {
       const std::string e = ElementName(depth);
       TIDE_ASSIGN_OR_RETURN(std::string element, LakeText(t.element(), e, depth + 1));
-      return fmt::format("CASE WHEN {0} IS NULL THEN NULL ELSE '[' || array_to_string(list_transform({0}, lambda {1}: {2}), '') || ']' END",
+      return fmt::format("CASE WHEN {0} IS NULL THEN NULL ELSE '[' || coalesce(array_to_string(list_transform({0}, lambda {1}: {2}), ''), '') || ']' END",
                          v, e, LakeCanonicalPiece(element));
     }
     case TypeRoot::kMap:

@@ -226,7 +226,8 @@ Result<TablePlan> PlanTable(PgConnection& conn, PgTypeRegistry* types, FileSyste
   const std::string regclass = PgQuoteLiteral(source.Quoted()) + "::regclass";
   TIDE_ASSIGN_OR_RETURN(
       Rows cols, PgRows(conn, "SELECT a.attname, a.atttypid::text, a.atttypmod::text, "
-                              "coalesce(array_position(i.indkey::int2[], a.attnum), 0)::text "
+                              "coalesce((SELECT k.n FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, n) "
+                              "WHERE k.attnum = a.attnum), 0)::text "
                               "FROM pg_attribute a LEFT JOIN pg_index i ON i.indrelid = a.attrelid AND i.indisprimary "
                               "WHERE a.attrelid = " + regclass +
                               " AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' ORDER BY a.attnum"));
@@ -751,11 +752,24 @@ Result<VerifyReport> Verify(const VerifyOptions& options) {
                               "--table-suffix the sync's?",
                               id.ToString(), source.ToString(), options.warehouse);
     }
-    TIDE_ASSIGN_OR_RETURN(TablePlan plan, PlanTable(*conn, &types, fs, source, id.ToString(), path));
     if (options.on_progress) options.on_progress(fmt::format("verifying {} against {}", source.ToString(), id.ToString()));
-    TableVerifier verifier(options, fs, conn.get(), lake.get(), std::move(plan));
-    TIDE_ASSIGN_OR_RETURN(TableVerifyReport table, verifier.Run());
-    report.tables.push_back(std::move(table));
+    // A table that cannot be compared fails alone: the others are still compared and reported.
+    Result<TableVerifyReport> table = [&]() -> Result<TableVerifyReport> {
+      TIDE_ASSIGN_OR_RETURN(TablePlan plan, PlanTable(*conn, &types, fs, source, id.ToString(), path));
+      TableVerifier verifier(options, fs, conn.get(), lake.get(), std::move(plan));
+      return verifier.Run();
+    }();
+    if (!table.ok()) {
+      if (!conn->ok()) return table.status();  // the connection is gone: nothing else can be compared
+      conn->Execute("ROLLBACK").IgnoreError();
+      TableVerifyReport failed;
+      failed.source = source.ToString();
+      failed.lake = id.ToString();
+      failed.point = "(not compared)";
+      failed.notes.push_back("could not compare: " + table.status().ToString());
+      table = std::move(failed);
+    }
+    report.tables.push_back(std::move(table).value());
   }
   return report;
 }
