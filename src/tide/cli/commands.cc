@@ -11,6 +11,7 @@
 #include "tide/cli/sql_command.h"
 #include "tide/cli/sync_command.h"
 #include "tide/cli/table_command.h"
+#include "tide/cli/verify_command.h"
 #include "tide/cli/version.h"
 #include "tide/cli/write_command.h"
 
@@ -29,6 +30,7 @@ int Main(int argc, char** argv) {
   RegisterSql(app);
   RegisterSync(app);
   RegisterTable(app);
+  RegisterVerify(app);
   RegisterWrite(app);
   CLI11_PARSE(app, argc, argv);
   InitLogging(verbose ? LogLevel::kDebug : LogLevel::kWarn);
