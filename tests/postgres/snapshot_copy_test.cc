@@ -152,6 +152,40 @@ TEST(SnapshotCopyTest, RecycledBatchesCarryNothingOver) {
   Sql("SELECT pg_drop_replication_slot('copy_recycle_slot')");
 }
 
+// The field report's trap 1: a statement_timeout or idle_in_transaction_session_timeout set for the
+// role cuts off a long copy. The copy sessions turn both off for themselves: here the consumer is slower
+// than either timeout, so a COPY stays active (and its session in its transaction) far longer.
+TEST(SnapshotCopyTest, RoleTimeoutsDoNotCutTheCopyOff) {
+  Sql("DROP TABLE IF EXISTS copy_slow; DROP ROLE IF EXISTS copy_timeouts; "
+      "CREATE ROLE copy_timeouts LOGIN SUPERUSER; "
+      "ALTER ROLE copy_timeouts SET statement_timeout = '100ms'; "
+      "ALTER ROLE copy_timeouts SET idle_in_transaction_session_timeout = '100ms'; "
+      "CREATE TABLE copy_slow(id bigint PRIMARY KEY, s text); "
+      "INSERT INTO copy_slow SELECT g, repeat('s', 100) FROM generate_series(1, 300000) g");
+  auto exported = CreateExportedSlot("copy_timeouts_slot");
+  SnapshotCopyOptions options;
+  options.conninfo = Server().conninfo() + " user=copy_timeouts";
+  options.snapshot_name = exported.slot.snapshot_name;
+  options.snapshot_lsn = exported.slot.consistent_point;
+  options.workers = 1;
+  options.batch_rows = 1000;
+  options.queue_batches = 1;
+  auto copy = SnapshotCopy::Start(options, {{"public", "copy_slow"}});
+  ASSERT_TRUE(copy.ok()) << copy.status().ToString();
+  exported.conn.reset();
+  int64_t rows = 0;
+  for (int batches = 0;; ++batches) {
+    if (batches < 3) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    auto batch = (*copy)->Next();
+    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+    if (!*batch) break;
+    rows += static_cast<int64_t>((*batch)->rows.size());
+    (*copy)->Recycle(std::move(**batch));
+  }
+  EXPECT_EQ(rows, 300000);
+  Sql("SELECT pg_drop_replication_slot('copy_timeouts_slot')");
+}
+
 TEST(SnapshotCopyTest, SnapshotThatIsNoLongerExportedGivesAClearError) {
   Sql("DROP TABLE IF EXISTS copy_gone; CREATE TABLE copy_gone(id int)");
   std::string snapshot;

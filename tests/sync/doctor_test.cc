@@ -153,9 +153,10 @@ TEST_F(DoctorTest, ShortIdleInTransactionTimeoutIsNamedAndLifted) {
            " SET statement_timeout = '2min'",
        "postgres");
   auto run = Doctor(Conninfo(), Flags());
-  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
-  auto idle = FixOf(run.out, "FAIL", "idle_in_transaction_session_timeout = 5s");
-  auto statement = FixOf(run.out, "FAIL", "statement_timeout = 2min");
+  // Named with its fix, but a warning: the sync's copy sessions turn both off for themselves.
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  auto idle = FixOf(run.out, "warn", "idle_in_transaction_session_timeout = 5s");
+  auto statement = FixOf(run.out, "warn", "statement_timeout = 2min");
   ASSERT_FALSE(idle.empty()) << run.out;
   ASSERT_FALSE(statement.empty()) << run.out;
   EXPECT_EQ(idle.back(), "ALTER ROLE " + role_ + " SET idle_in_transaction_session_timeout = 0;");

@@ -32,6 +32,11 @@ std::string QuoteIdent(std::string_view ident) {
 }
 
 Status ImportSnapshot(PgConnection& conn, const std::string& snapshot) {
+  // A copy session holds its snapshot's transaction for the whole copy, idle between tables, and one
+  // COPY of a large table runs for minutes: timeouts set for the role or the database (the field
+  // report's trap 1) would cut it off, so the session turns them off for itself.
+  TIDE_RETURN_IF_ERROR(conn.Execute("SET statement_timeout = 0"));
+  TIDE_RETURN_IF_ERROR(conn.Execute("SET idle_in_transaction_session_timeout = 0"));
   TIDE_RETURN_IF_ERROR(conn.Execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
   Status st = conn.Execute("SET TRANSACTION SNAPSHOT " + Literal(snapshot));
   if (!st.ok()) {

@@ -196,8 +196,6 @@ class Pipeline {
   Status Run() {
     TIDE_RETURN_IF_ERROR(ValidateSlotName(o_.slot));
     TIDE_ASSIGN_OR_RETURN(sql_, PgConnection::Connect(o_.conninfo));
-    // tide doctor's checks (wal_level and REPLICATION among them): a failing one stops the start.
-    TIDE_RETURN_IF_ERROR(CheckServerForSync(*sql_, o_));
     {
       TIDE_ASSIGN_OR_RETURN(PgResult db, sql_->Query("SELECT current_database()"));
       if (db.rows() == 1) source_database_ = std::string(db.Value(0, 0));
@@ -211,6 +209,8 @@ class Pipeline {
           "another tide sync is running on replication slot {} (it holds the slot's advisory lock); stop it first",
           o_.slot);
     }
+    // tide doctor's checks (wal_level and REPLICATION among them): a failing one stops the start.
+    TIDE_RETURN_IF_ERROR(CheckServerForSync(*sql_, o_));
     if (o_.selection) {
       TIDE_ASSIGN_OR_RETURN(o_.tables, SelectTables());
       std::vector<std::string> names;
