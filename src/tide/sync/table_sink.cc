@@ -783,8 +783,14 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn, const std:
   const bool copies_all = copy_lsn && (copied_sources.empty() || copied_sources.size() >= sources_.size());
   // Durations of the commit's steps, for the debug log (`tide -v`): where a commit's time goes.
   auto started = std::chrono::steady_clock::now();
+  const TableWriteMetrics before_prepare = write_->metrics();
   auto prepared = write_->PrepareCommit();
   auto prepared_at = std::chrono::steady_clock::now();
+  const TableWriteMetrics& after_prepare = write_->metrics();
+  const double flush_ms = static_cast<double>(after_prepare.flush_micros - before_prepare.flush_micros) / 1000;
+  const double wait_ms =
+      static_cast<double>(after_prepare.compaction_wait_micros - before_prepare.compaction_wait_micros) / 1000;
+  const int64_t flushes = after_prepare.flushes - before_prepare.flushes;
   if (!prepared.ok()) return Fail(prepared.status());
   const std::vector<CommitMessage>* messages = &*prepared;
   CommitOptions options;
@@ -839,10 +845,11 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn, const std:
     }
   }
   auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-  TIDE_LOG_DEBUG("table {}: committed up to {} ({} snapshot(s)): prepare {:.1f} ms, commit {:.1f} ms, maintenance "
-                 "{:.1f} ms",
-                 table_name_, FormatLsn(commit_lsn), result->snapshot_ids.size(), ms(started, prepared_at),
-                 ms(prepared_at, committed_at), ms(committed_at, std::chrono::steady_clock::now()));
+  TIDE_LOG_DEBUG("table {}: committed up to {} ({} snapshot(s)): prepare {:.1f} ms ({} flushes {:.1f} ms, waits for "
+                 "compaction {:.1f} ms), commit {:.1f} ms, maintenance {:.1f} ms",
+                 table_name_, FormatLsn(commit_lsn), result->snapshot_ids.size(), ms(started, prepared_at), flushes,
+                 flush_ms, wait_ms, ms(prepared_at, committed_at),
+                 ms(committed_at, std::chrono::steady_clock::now()));
   return Status::OK();
 }
 

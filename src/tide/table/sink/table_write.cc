@@ -1,6 +1,7 @@
 #include "tide/table/sink/table_write.h"
 
 #include <algorithm>
+#include <chrono>
 #include <array>
 #include <set>
 
@@ -611,8 +612,14 @@ Status TableWrite::StartCompaction(BucketWriter* writer, const RestoredBucket* r
 
 Status TableWrite::SyncCompaction(BucketWriter* w, bool blocking) {
   if (!w->compact) return Status::OK();
-  if (blocking && w->compact->CompactionRunning()) ++metrics_.compaction_waits;
+  const bool waits = blocking && w->compact->CompactionRunning();
+  const auto wait_started = std::chrono::steady_clock::now();
   auto result = w->compact->GetCompactionResult(blocking);
+  if (waits) {
+    ++metrics_.compaction_waits;
+    metrics_.compaction_wait_micros += std::chrono::duration_cast<std::chrono::microseconds>(
+                                           std::chrono::steady_clock::now() - wait_started).count();
+  }
   if (!result.ok()) {
     return Fail(result.status().WithContext(fmt::format("table {}: compaction of bucket {} of {}", table_name_,
                                                         w->bucket, w->paths.bucket_dir())));
@@ -770,6 +777,18 @@ Result<std::vector<DataFileMeta>> TableWrite::CopyAsChangelog(BucketWriter* w, c
 
 Status TableWrite::Flush(BucketWriter* w) {
   if (w->buffer.empty()) return Status::OK();
+  const auto started = std::chrono::steady_clock::now();
+  const int64_t waited_before = metrics_.compaction_wait_micros;
+  struct CountTime {
+    TableWriteMetrics* metrics;
+    std::chrono::steady_clock::time_point started;
+    int64_t waited_before;
+    ~CountTime() {
+      metrics->flush_micros += std::chrono::duration_cast<std::chrono::microseconds>(
+                                   std::chrono::steady_clock::now() - started).count() -
+                               (metrics->compaction_wait_micros - waited_before);
+    }
+  } count_time{&metrics_, started, waited_before};
   DataFileWriteContext* ctx = context_.get();
   if (!w->folder_ready) {
     // Create the bucket folder and make its entry, and those of any partition folders created with it,

@@ -109,6 +109,8 @@ struct TableWriteMetrics {
   int64_t changelog_files = 0;
   int64_t compactions = 0;          // compaction results taken
   int64_t compaction_waits = 0;     // times a flush or commit waited for a running compaction
+  int64_t compaction_wait_micros = 0;  // time those waits took
+  int64_t flush_micros = 0;         // time spent flushing buffers into files (waits for compaction aside)
   int64_t compacted_files_before = 0;
   int64_t compacted_files_after = 0;
   int64_t partition_moves = 0;      // cross-partition tables: keys that moved to another partition
