@@ -315,6 +315,86 @@ TEST_F(PostgresSyncTest, IntoMergesShardsIntoOneTable) {
   ASSERT_TRUE(stopped.ok()) << stopped.ToString();
 }
 
+// Tables created while the sync runs join without a restart: a table matching the pattern gets its
+// own lake table, copied at its own position, then streamed; a writer keeps changing it (and an old
+// table) throughout, so changes land before, during and after its copy. With --into, a new shard joins
+// the shared target the same way.
+TEST_F(PostgresSyncTest, TablesCreatedWhileRunningJoinTheSync) {
+  Sql("CREATE TABLE live_1 (id bigint PRIMARY KEY, note text)", db_);
+  Sql("INSERT INTO live_1 SELECT g, 'one' FROM generate_series(1, 200) g", db_);
+  PostgresSyncOptions options = Options({});
+  options.selection = TableSelection::Parse("public.live_\\d+", "", "", "", "").value();
+  options.table_discovery_interval = std::chrono::milliseconds(300);
+  SyncThread sync(options);
+  ASSERT_TRUE(WaitEqual(TablePath("live_1"), "SELECT concat_ws('|', id::text, note) FROM live_1", db_))
+      << StopReason(sync);
+  Sql("CREATE TABLE live_2 (id bigint PRIMARY KEY, note text)", db_);
+  Sql("INSERT INTO live_2 SELECT g, 'two' FROM generate_series(1, 5000) g", db_);
+  std::atomic<bool> writing{true};
+  std::thread writer([&] {
+    for (int i = 0; writing.load() && i < 400; ++i) {
+      Sql(fmt::format("BEGIN; UPDATE live_2 SET note = 'w{0}' WHERE id = {1}; INSERT INTO live_2 VALUES ({2}, 'n{0}'); "
+                      "DELETE FROM live_2 WHERE id = {3}; UPDATE live_1 SET note = 'w{0}' WHERE id = {4}; COMMIT",
+                      i, 1 + i * 7 % 5000, 10000 + i, 2 + i * 11 % 4000, 1 + i % 200),
+          db_);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  // The new table is found, copied and streamed while the writer runs.
+  bool joined = false;
+  for (int i = 0; i < 200 && !joined; ++i) {
+    joined = FileSystem::Local()->Exists(TablePath("live_2") + "/snapshot").value();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  writing = false;
+  writer.join();
+  ASSERT_TRUE(joined) << "live_2 never reached the lake; " << StopReason(sync);
+  ASSERT_TRUE(WaitEqual(TablePath("live_2"), "SELECT concat_ws('|', id::text, note) FROM live_2", db_))
+      << StopReason(sync);
+  ASSERT_TRUE(WaitEqual(TablePath("live_1"), "SELECT concat_ws('|', id::text, note) FROM live_1", db_));
+  // A table that does not match is left alone; one created later still joins.
+  Sql("CREATE TABLE lively (id bigint PRIMARY KEY); CREATE TABLE live_3 (id bigint PRIMARY KEY, note text); "
+      "INSERT INTO live_3 VALUES (1, 'three')",
+      db_);
+  ASSERT_TRUE(WaitEqual(TablePath("live_3"), "SELECT concat_ws('|', id::text, note) FROM live_3", db_))
+      << StopReason(sync);
+  Sql("UPDATE live_3 SET note = 'streamed' WHERE id = 1", db_);
+  ASSERT_TRUE(WaitEqual(TablePath("live_3"), "SELECT concat_ws('|', id::text, note) FROM live_3", db_));
+  Status stopped = sync.Stop();
+  ASSERT_TRUE(stopped.ok()) << stopped.ToString();
+  EXPECT_FALSE(FileSystem::Local()->Exists(TablePath("lively")).value());
+  // After a restart nothing is copied again.
+  SyncThread again(options);
+  Sql("DELETE FROM live_2 WHERE id = 3", db_);
+  ASSERT_TRUE(WaitEqual(TablePath("live_2"), "SELECT concat_ws('|', id::text, note) FROM live_2", db_))
+      << StopReason(again);
+  EXPECT_EQ(again.sync().stats().copied_rows, 0);
+  ASSERT_TRUE(again.Stop().ok());
+}
+
+TEST_F(PostgresSyncTest, AShardCreatedWhileRunningJoinsItsIntoTarget) {
+  Sql("CREATE TABLE shard_1 (id bigint PRIMARY KEY, note text); INSERT INTO shard_1 VALUES (1, 'a'), (2, 'b')", db_);
+  PostgresSyncOptions options = Options({});
+  options.selection = TableSelection::Parse("public.shard_\\d+", "", "", "", "shards").value();
+  options.metadata_columns = {MetadataColumn::kTableName};
+  options.table_discovery_interval = std::chrono::milliseconds(300);
+  const std::string path = TablePath("shards");
+  auto select = [](int shards) {
+    std::vector<std::string> parts;
+    for (int i = 1; i <= shards; ++i) {
+      parts.push_back(fmt::format("SELECT concat_ws('|', id::text, note, 'shard_{0}') FROM shard_{0}", i));
+    }
+    return Join(parts, " UNION ALL ");
+  };
+  SyncThread sync(options);
+  ASSERT_TRUE(WaitEqual(path, select(1), db_)) << StopReason(sync);
+  Sql("CREATE TABLE shard_2 (id bigint PRIMARY KEY, note text); INSERT INTO shard_2 VALUES (1, 'c'), (5, 'd')", db_);
+  ASSERT_TRUE(WaitEqual(path, select(2), db_)) << StopReason(sync);
+  Sql("UPDATE shard_2 SET note = 'e' WHERE id = 1; UPDATE shard_1 SET note = 'f' WHERE id = 1", db_);
+  ASSERT_TRUE(WaitEqual(path, select(2), db_)) << StopReason(sync);
+  ASSERT_TRUE(sync.Stop().ok());
+}
+
 // `tide sync resync`: one table is copied again at a position of its own (an OVERWRITE replacing its
 // lake rows, here after rows were lost from the lake), and the sync then continues from there for it
 // while the other table keeps its own position.

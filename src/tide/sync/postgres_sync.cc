@@ -421,6 +421,53 @@ class Pipeline {
     return Status::OK();
   }
 
+  // Tables created (or renamed) into the selection while the sync runs: each is added to the
+  // publication (one the sync owns; a publication the user named must already publish it, else it
+  // waits, with a warning, until it does), copied under the exported snapshot of a temporary slot at
+  // a position S_t of its own, and committed at S_t - 1, so that the stream then drops its changes up
+  // to S_t and applies every later one: the same hand-over as a table added to --tables at a restart.
+  // The publication is extended before that slot is made, so the stream carries every change after S_t.
+  // The other tables wait while the new ones copy (a table new to the server is usually small).
+  // Runs between transactions only. A failure to look up the server's tables is a warning (the next
+  // round tries again); a failure to add or copy a table stops the sync, as at start.
+  Status AddNewTables() {
+    last_discovery_ = Clock::now();
+    auto selected = SelectTables();
+    if (!selected.ok()) {
+      TIDE_LOG_WARN("looking for new tables matching --tables: {}", selected.status().ToString());
+      return Status::OK();
+    }
+    std::vector<PgTableName> added;
+    for (const PgTableName& t : *selected) {
+      if (std::find(o_.tables.begin(), o_.tables.end(), t) != o_.tables.end()) continue;
+      if (!o_.manage_publication) {
+        Status published = EnsurePublication(*sql_, o_.publication, {t});
+        if (!published.ok()) {
+          if (unpublished_.insert(t).second) {
+            TIDE_LOG_WARN("{} matches --tables but is not synced yet: {}", t.ToString(), published.message());
+            Progress(fmt::format("{} matches --tables but publication {} does not publish it; it joins once it does",
+                                 t.ToString(), o_.publication));
+          }
+          continue;
+        }
+      }
+      added.push_back(t);
+    }
+    if (added.empty()) return Status::OK();
+    std::vector<std::string> names;
+    for (const PgTableName& t : added) {
+      names.push_back(t.ToString());
+      o_.tables.push_back(t);
+      unpublished_.erase(t);
+    }
+    Progress(fmt::format("new table(s) matching --tables: {}", Join(names, ", ")));
+    TIDE_RETURN_IF_ERROR(KeepPublicationInStep());
+    TIDE_ASSIGN_OR_RETURN(auto repl, PgConnection::Connect(o_.conninfo, PgSessionKind::kReplication));
+    std::string temp = fmt::format("{}_copy_{}", o_.slot.substr(0, 40), ::getpid());
+    TIDE_ASSIGN_OR_RETURN(CreatedSlot created, CreateReplicationSlot(*repl, temp, {true, SlotSnapshotAction::kExport}));
+    return Copy(added, created.snapshot_name, created.consistent_point, repl);
+  }
+
   TableSink* SinkOf(const SourceRelation& relation) {
     auto it = sinks_.find(relation.table);
     return it == sinks_.end() ? nullptr : it->second;
@@ -477,7 +524,13 @@ class Pipeline {
       }
     };
     Status result;
+    last_discovery_ = Clock::now();
     while (!(stop_->load() && !in_txn)) {
+      if (!in_txn && o_.selection && Clock::now() - last_discovery_ >= o_.table_discovery_interval) {
+        result = AddNewTables();
+        if (!result.ok()) break;
+        if (stop_->load()) continue;
+      }
       auto next = stream->Next(std::chrono::milliseconds(100));
       if (!next.ok()) {
         // A stop requested while the server was away ends the stream with Aborted: a clean stop.
@@ -571,6 +624,8 @@ class Pipeline {
   std::map<PgTableName, TableSink*> sinks_;                     // by source table
   std::set<PgTableName> resync_;  // tables copied again (o_.resync)
   Clock::time_point last_commit_ = Clock::now();
+  Clock::time_point last_discovery_ = Clock::now();
+  std::set<PgTableName> unpublished_;  // selected tables the user's publication lacks (warned once)
 };
 
 }  // namespace

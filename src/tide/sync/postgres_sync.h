@@ -73,6 +73,8 @@ struct PostgresSyncOptions {
   // Stop once the copies are committed instead of following the stream.
   bool copy_only = false;
   std::chrono::milliseconds commit_interval{500};
+  // How often a running sync looks for tables newly created into the selection (`selection` only).
+  std::chrono::milliseconds table_discovery_interval{5000};
   int copy_workers = 4;
   // Progress lines (copy finished, commits); default: none.
   std::function<void(const std::string&)> on_progress;
