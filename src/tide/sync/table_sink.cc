@@ -528,17 +528,27 @@ Result<const TableSink::RelationMap*> TableSink::MapOf(const SourceRelationPtr& 
   return &column_maps_.emplace(relation.get(), std::move(map)).first->second;
 }
 
-Result<Row> TableSink::ToTarget(const SourceRelationPtr& relation, const Row& source, int64_t commit_time_micros) {
+Result<Row> TableSink::ToTarget(const SourceRelationPtr& relation, Row source, int64_t commit_time_micros) {
   TIDE_ASSIGN_OR_RETURN(const RelationMap* map, MapOf(relation));
-  Row extended = source;
+  Row extended = std::move(source);
   extended.resize(relation->fields.size());
   if (!map->computed.empty()) {
     Status s = AppendComputedValues(map->computed, &extended);
     if (!s.ok()) return Fail(s.WithContext("table " + table_name_));
   }
-  Row row(schema_.fields.size());
-  for (size_t i = 0; i < map->columns.size() && i < extended.size(); ++i) {
-    row[static_cast<size_t>(map->columns[i])] = std::move(extended[i]);
+  // Most often the source's columns (and computed ones) are the target's first columns, in order: the
+  // row is then the source row itself, extended.
+  bool in_place = extended.size() <= schema_.fields.size() && map->columns.size() >= extended.size();
+  for (size_t i = 0; in_place && i < extended.size(); ++i) in_place = map->columns[i] == static_cast<int>(i);
+  Row row;
+  if (in_place) {
+    row = std::move(extended);
+    row.resize(schema_.fields.size());
+  } else {
+    row.resize(schema_.fields.size());
+    for (size_t i = 0; i < map->columns.size() && i < extended.size(); ++i) {
+      row[static_cast<size_t>(map->columns[i])] = std::move(extended[i]);
+    }
   }
   if (!metadata_.empty()) {
     RowOrigin origin{source_database_, &relation->table, commit_time_micros};
@@ -577,7 +587,7 @@ Status TableSink::WriteCopyRows(const SourceRelationPtr& relation, std::vector<R
   // before that commit finds the set incomplete and commits first.
   recent_.Forget();
   for (Row& source : *rows) {
-    TIDE_ASSIGN_OR_RETURN(Row row, ToTarget(relation, source));
+    TIDE_ASSIGN_OR_RETURN(Row row, ToTarget(relation, std::move(source)));
     TIDE_RETURN_IF_ERROR(Write(RowKind::kInsert, std::move(row), /*remember=*/false));
   }
   return Status::OK();

@@ -166,7 +166,7 @@ class TableSink {
  private:
   TableSink() = default;
   Status Fail(Status status);
-  Result<Row> ToTarget(const SourceRelationPtr& relation, const Row& source, int64_t commit_time_micros = 0);
+  Result<Row> ToTarget(const SourceRelationPtr& relation, Row source, int64_t commit_time_micros = 0);
   // `remember`: keep the row in recent_ (streamed rows; copied rows are not).
   Status Write(RowKind kind, Row row, bool remember = true);
   // NotSupported when a key-only old row lacks a column that a key or partition column is computed from.
