@@ -395,6 +395,44 @@ TEST_F(PostgresSyncTest, AShardCreatedWhileRunningJoinsItsIntoTarget) {
   ASSERT_TRUE(sync.Stop().ok());
 }
 
+// SyncProgress: what the progress display, metrics and status page read while the sync runs.
+TEST_F(PostgresSyncTest, ProgressTellsWhatEachTableDid) {
+  Sql("CREATE TABLE orders (id bigint PRIMARY KEY, amount numeric(10,2) NOT NULL, note text)", db_);
+  Sql("INSERT INTO orders SELECT g, g, 'o' FROM generate_series(1, 3000) g; ANALYZE orders", db_);
+  Sql("CREATE TABLE events (id bigint NOT NULL, payload text)", db_);
+  PostgresSyncOptions options = Options({{"public", "orders"}, {"public", "events"}});
+  options.progress = std::make_shared<SyncProgress>();
+  SyncThread sync(options);
+  ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_)) << StopReason(sync);
+  Sql("UPDATE orders SET note = 'u' WHERE id <= 10; INSERT INTO events VALUES (1, 'e'), (2, 'f')", db_);
+  ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_)) << StopReason(sync);
+  ASSERT_TRUE(WaitEqual(TablePath("events"), kEventsSelect, db_)) << StopReason(sync);
+  SyncProgressSnapshot p = options.progress->Snapshot();
+  EXPECT_EQ(p.slot, options.slot);
+  ASSERT_EQ(p.tables.size(), 2u);
+  const TableProgress& orders = p.tables[0].source == "public.orders" ? p.tables[0] : p.tables[1];
+  const TableProgress& events = p.tables[0].source == "public.orders" ? p.tables[1] : p.tables[0];
+  EXPECT_EQ(orders.target, "shop.orders");
+  EXPECT_EQ(orders.phase, TablePhase::kStreaming);
+  EXPECT_EQ(orders.rows_copied, 3000);
+  EXPECT_EQ(orders.rows_estimate, 3000) << "ANALYZE counted the rows";
+  EXPECT_EQ(orders.changes_streamed, 10);
+  EXPECT_EQ(events.rows_copied, 0);
+  EXPECT_EQ(events.changes_streamed, 2);
+  EXPECT_GE(orders.commits, 2);  // the copy's and the update's
+  EXPECT_NE(orders.committed_lsn, kInvalidLsn);
+  EXPECT_GT(orders.last_commit_unix_ms, 0);
+  EXPECT_EQ(p.streamed_changes, 12);
+  EXPECT_GE(p.transactions, 1);
+  EXPECT_NE(p.received_lsn, kInvalidLsn);
+  EXPECT_TRUE(p.last_error.empty());
+  ASSERT_TRUE(sync.Stop().ok());
+  // What the lake holds, per the sink, is what the progress said was committed.
+  auto position = ReadSinkPosition(FileSystem::Local(), TablePath("orders"), PostgresSync::CommitUser(options.slot));
+  ASSERT_TRUE(position.ok());
+  EXPECT_GE(position->commit_lsn, orders.committed_lsn);
+}
+
 // `tide sync resync`: one table is copied again at a position of its own (an OVERWRITE replacing its
 // lake rows, here after rows were lost from the lake), and the sync then continues from there for it
 // while the other table keeps its own position.

@@ -254,6 +254,17 @@ class Pipeline {
       resync_.insert(table);
     }
 
+    Publish([&](SyncProgressSnapshot& p) {
+      p.slot = o_.slot;
+      p.publication = o_.publication;
+      p.started_unix_ms = NowUnixMs();
+      for (const PgTableName& table : o_.tables) {
+        TableProgress& t = SyncProgress::TableOf(p, table.ToString(), o_.database + "." + sync_->TargetName(table));
+        const bool copied = std::find(to_copy.begin(), to_copy.end(), table) == to_copy.end();
+        t.phase = copied ? TablePhase::kStreaming : TablePhase::kWaiting;
+        if (copied) t.committed_lsn = sinks_.at(table)->committed().commit_lsn;
+      }
+    });
     TIDE_ASSIGN_OR_RETURN(auto slot, FindReplicationSlot(*sql_, o_.slot));
     if (!slot && o_.copy_only) {
       return Status::NotFound(
@@ -293,6 +304,41 @@ class Pipeline {
   }
 
  private:
+  // Publishes to o_.progress, if any.
+  void Publish(const std::function<void(SyncProgressSnapshot&)>& change) {
+    if (o_.progress) o_.progress->Update(change);
+  }
+  static int64_t NowUnixMs() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+  // PostgreSQL's estimate of the rows of `table` (its leaf partitions' for a partitioned table); -1 when
+  // it has none (never analyzed).
+  int64_t EstimateRows(const PgTableName& table) {
+    const std::string relation = sql_->QuoteLiteral(table.Quoted()) + "::regclass";
+    // pg_partition_tree lists nothing for a table that is not partitioned.
+    auto r = sql_->Query("SELECT sum(greatest(c.reltuples, 0))::bigint, bool_or(c.reltuples >= 0) FROM pg_class c "
+                         "WHERE (c.oid = " + relation + " AND c.relkind <> 'p') OR c.oid IN (SELECT relid FROM "
+                         "pg_partition_tree(" + relation + ") WHERE isleaf)");
+    if (!r.ok() || r->rows() != 1 || r->IsNull(0, 0) || r->Value(0, 1) != "t") return -1;
+    auto n = ParseInt64(r->Value(0, 0), "row estimate");
+    return n.ok() ? *n : -1;
+  }
+  // After a commit of `sink` at `lsn`: its sources' positions and commit times.
+  void PublishCommit(TableSink& sink, Lsn lsn, double duration_ms) {
+    const int64_t now = NowUnixMs();
+    Publish([&](SyncProgressSnapshot& p) {
+      for (const std::string& source : sink.sources()) {
+        TableProgress& t = SyncProgress::TableOf(p, source, sink.table_name());
+        t.committed_lsn = std::max(t.committed_lsn == kInvalidLsn ? 0 : t.committed_lsn, lsn);
+        ++t.commits;
+        t.last_commit_unix_ms = now;
+        t.last_commit_duration_ms = duration_ms;
+      }
+      p.last_commit_unix_ms = now;
+    });
+  }
+
   void Progress(const std::string& line) {
     TIDE_LOG_INFO("{}", line);
     if (o_.on_progress) o_.on_progress(line);
@@ -388,12 +434,28 @@ class Pipeline {
     }
     std::map<TableSink*, size_t> remaining;
     for (const auto& [sink, sources] : copying) remaining[sink] = sources.size();
+    if (o_.progress) {
+      for (const SourceRelationPtr& relation : copy->relations()) {
+        const int64_t estimate = EstimateRows(relation->table);
+        Publish([&](SyncProgressSnapshot& p) {
+          TableProgress& t = SyncProgress::TableOf(p, relation->table.ToString(),
+                                                   sinks_.at(relation->table)->table_name());
+          t.phase = TablePhase::kCopying;
+          t.rows_estimate = estimate;
+          t.rows_copied = 0;
+        });
+      }
+    }
     Progress(fmt::format("copying {} table(s) at {}", tables.size(), FormatLsn(lsn)));
     while (true) {
       TIDE_ASSIGN_OR_RETURN(auto batch, copy->Next());
       if (!batch) break;
       TableSink& sink = *sinks_.at(batch->relation->table);
       stats_->copied_rows += static_cast<int64_t>(batch->rows.size());
+      Publish([&](SyncProgressSnapshot& p) {
+        SyncProgress::TableOf(p, batch->relation->table.ToString(), sink.table_name()).rows_copied +=
+            static_cast<int64_t>(batch->rows.size());
+      });
       TIDE_RETURN_IF_ERROR(sink.WriteCopyRows(batch->relation, &batch->rows));
       if (batch->table_complete && --remaining[&sink] == 0) {
         // The commit's position: just below the copy's, unless the target holds other sources at a
@@ -406,7 +468,13 @@ class Pipeline {
         if (sink.committed().commit_lsn != kInvalidLsn && copied.size() < sink.sources().size()) {
           commit_lsn = sink.committed().commit_lsn + 1;
         }
+        const Clock::time_point commit_started = Clock::now();
         TIDE_RETURN_IF_ERROR(sink.Commit(commit_lsn, lsn, copied));
+        PublishCommit(sink, commit_lsn,
+                      std::chrono::duration<double, std::milli>(Clock::now() - commit_started).count());
+        Publish([&](SyncProgressSnapshot& p) {
+          for (const std::string& source : copied) SyncProgress::TableOf(p, source, "").phase = TablePhase::kStreaming;
+        });
         Progress(fmt::format("copied {} into {} ({} rows)", Join(copied, ", "), sink.table_name(),
                              sink.rows_written()));
       }
@@ -481,9 +549,12 @@ class Pipeline {
     bool any = false;
     for (auto& [target, sink] : targets_) {
       if (!sink->pending()) continue;
+      const Clock::time_point sink_started = Clock::now();
       TIDE_RETURN_IF_ERROR(sink->Commit(lsn));
+      PublishCommit(*sink, lsn, std::chrono::duration<double, std::milli>(Clock::now() - sink_started).count());
       any = true;
     }
+    if (any) Publish([](SyncProgressSnapshot& p) { ++p.commit_rounds; });
     if (any) ++stats_->commits;
     // ... but a round that took longer than the interval leaves at least half an interval to the next.
     last_commit_ = std::max(started, Clock::now() - o_.commit_interval / 2);
@@ -521,8 +592,11 @@ class Pipeline {
       if (end != kInvalidLsn && end > acknowledged) {
         stream->Acknowledge(end);
         acknowledged = end;
+        Publish([end](SyncProgressSnapshot& p) { p.acknowledged_lsn = end; });
       }
     };
+    // Changes of the transaction in flight per source table, published when it commits.
+    std::vector<std::pair<std::string, int64_t>> txn_changes;
     Status result;
     last_discovery_ = Clock::now();
     while (!(stop_->load() && !in_txn)) {
@@ -555,6 +629,7 @@ class Pipeline {
         txn = begin->txn;
         in_txn = true;
         touched.clear();
+        txn_changes.clear();
       } else if (auto* change = std::get_if<RowChange>(&event)) {
         TableSink* sink = SinkOf(*change->relation);
         if (sink == nullptr || sink->Holds(change->relation->table.ToString(), txn.commit_lsn)) continue;
@@ -563,6 +638,15 @@ class Pipeline {
         if (!result.ok()) break;
         touched.insert(sink);
         ++stats_->streamed_changes;
+        if (o_.progress) {
+          const std::string source = change->relation->table.ToString();
+          auto it = std::find_if(txn_changes.begin(), txn_changes.end(), [&](const auto& c) { return c.first == source; });
+          if (it == txn_changes.end()) {
+            txn_changes.emplace_back(source, 1);
+          } else {
+            ++it->second;
+          }
+        }
       } else if (auto* schema = std::get_if<SourceSchemaChange>(&event)) {
         TableSink* sink = SinkOf(*schema->current);
         if (sink == nullptr) continue;
@@ -590,6 +674,14 @@ class Pipeline {
         last_commit_lsn = commit->txn.commit_lsn;
         last_end_lsn = commit->txn.end_lsn;
         ++stats_->transactions;
+        Publish([&](SyncProgressSnapshot& p) {
+          ++p.transactions;
+          p.received_lsn = last_end_lsn;
+          for (const auto& [source, n] : txn_changes) {
+            SyncProgress::TableOf(p, source, "").changes_streamed += n;
+            p.streamed_changes += n;
+          }
+        });
         if (Clock::now() - last_commit_ >= o_.commit_interval) {
           if (AnyPending()) {
             result = CommitRound(last_commit_lsn);
@@ -638,7 +730,11 @@ void PostgresSync::RequestStop() {
 Status PostgresSync::Run() {
   PostgresSyncOptions options = options_;
   Pipeline pipeline(options, this, &stats_, &stop_);
-  return pipeline.Run();
+  Status result = pipeline.Run();
+  if (!result.ok() && options.progress) {
+    options.progress->Update([&](SyncProgressSnapshot& p) { p.last_error = result.ToString(); });
+  }
+  return result;
 }
 
 }  // namespace tide

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -37,6 +38,7 @@
 #include "tide/io/file_system.h"
 #include "tide/postgres/publication.h"
 #include "tide/sync/metadata_column.h"
+#include "tide/sync/sync_progress.h"
 #include "tide/sync/table_selection.h"
 
 namespace tide {
@@ -78,6 +80,8 @@ struct PostgresSyncOptions {
   int copy_workers = 4;
   // Progress lines (copy finished, commits); default: none.
   std::function<void(const std::string&)> on_progress;
+  // Live figures per table and overall (sync/sync_progress.h), published as the sync goes; none when null.
+  std::shared_ptr<SyncProgress> progress;
 };
 
 struct PostgresSyncStats {
