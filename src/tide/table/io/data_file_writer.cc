@@ -65,16 +65,18 @@ Result<DataFileLayout> DataFileLayout::Create(const TableSchema& schema, const C
 }
 
 int64_t FileSizeEstimator::Estimate(int64_t raw_bytes) const {
-  if (raw_total_ <= 0 || file_total_ <= 0) return raw_bytes;
-  double ratio = static_cast<double>(file_total_) / static_cast<double>(raw_total_);
+  const int64_t raw_total = raw_total_.load(std::memory_order_relaxed);
+  const int64_t file_total = file_total_.load(std::memory_order_relaxed);
+  if (raw_total <= 0 || file_total <= 0) return raw_bytes;
+  double ratio = static_cast<double>(file_total) / static_cast<double>(raw_total);
   ratio = std::clamp(ratio, 0.01, 1.0);
   return static_cast<int64_t>(static_cast<double>(raw_bytes) * ratio);
 }
 
 void FileSizeEstimator::Observe(int64_t raw_bytes, int64_t file_bytes) {
   if (raw_bytes <= 0 || file_bytes <= 0) return;
-  raw_total_ += raw_bytes;
-  file_total_ += file_bytes;
+  raw_total_.fetch_add(raw_bytes, std::memory_order_relaxed);
+  file_total_.fetch_add(file_bytes, std::memory_order_relaxed);
 }
 
 int64_t LocalWallClockMillis() {

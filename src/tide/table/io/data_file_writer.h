@@ -21,6 +21,7 @@
 // factories belong to one thread at a time.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -64,14 +65,16 @@ struct DataFileLayout {
 // Learns how many bytes a finished file takes per byte of raw values, so rolling can predict a file's
 // size before it is written (DuckDB writes the whole file at Finish). Starts at 1:1, which makes the
 // first files smaller than the target rather than larger.
+// Thread-safe: the buckets of one commit may flush in parallel (the two totals are read apart, so a
+// ratio may mix one observation's halves: it is an estimate).
 class FileSizeEstimator {
  public:
   int64_t Estimate(int64_t raw_bytes) const;
   void Observe(int64_t raw_bytes, int64_t file_bytes);
 
  private:
-  int64_t raw_total_ = 0;
-  int64_t file_total_ = 0;
+  std::atomic<int64_t> raw_total_{0};
+  std::atomic<int64_t> file_total_{0};
 };
 
 // What the data file writers of one TableWrite share.
@@ -81,6 +84,9 @@ struct DataFileWriteContext {
   FileSizeEstimator size_estimator;
   // `_CREATION_TIME`: local wall-clock milliseconds, as Java's LocalDateTime.now() stores them.
   std::function<int64_t()> creation_time_ms;
+  // Whether files may be written from several threads at once: Tide's own Parquet encoder writes them
+  // (the DuckDB fallback shares `db`).
+  bool parallel_writes = false;
 };
 
 // Local wall-clock time in milliseconds since 1970-01-01 read as if UTC (Java's

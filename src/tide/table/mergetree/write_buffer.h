@@ -15,6 +15,7 @@
 // Thread-safety: a WriteBufferMemory and its buffers belong to one writer, used by one thread at a time.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -29,13 +30,13 @@ class WriteBufferMemory {
  public:
   explicit WriteBufferMemory(int64_t budget) : budget_(budget) {}
   int64_t budget() const { return budget_; }
-  int64_t used() const { return used_; }
-  bool OverBudget() const { return used_ > budget_; }
+  int64_t used() const { return used_.load(std::memory_order_relaxed); }
+  bool OverBudget() const { return used() > budget_; }
 
  private:
   friend class WriteBuffer;
   int64_t budget_;
-  int64_t used_ = 0;
+  std::atomic<int64_t> used_{0};  // buffers of one writer drain on several threads at once
 };
 
 // How a buffer orders and merges records; shared by the buffers of one writer.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <array>
 #include <set>
 
@@ -10,6 +11,8 @@
 #include "tide/base/bytes.h"
 #include "tide/base/strings.h"
 #include "tide/codec/murmur_hash.h"
+#include "tide/format/parquet_compression.h"
+#include "tide/format/parquet_file_encoder.h"
 #include "tide/table/io/append_file_writer.h"
 #include "tide/table/io/file_store_path_factory.h"
 #include "tide/table/schema/core_options.h"
@@ -390,6 +393,8 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
   TIDE_ASSIGN_OR_RETURN(context->layout, DataFileLayout::Create(s, w->options_, name));
   TIDE_ASSIGN_OR_RETURN(context->db, DuckDB::Open());
   context->creation_time_ms = w->config_.creation_time_ms;
+  context->parallel_writes = ParquetCodecNamed(context->layout.parquet.compression).has_value() &&
+                             ParquetFileEncoder::CanEncode(context->layout.columns);
   w->context_ = std::move(context);
   w->memory_ = std::make_unique<WriteBufferMemory>(w->options_.write_buffer_size());
   if (s.HasPrimaryKey() && !core.write_only()) {
@@ -778,32 +783,29 @@ Result<std::vector<DataFileMeta>> TableWrite::CopyAsChangelog(BucketWriter* w, c
 Status TableWrite::Flush(BucketWriter* w) {
   if (w->buffer.empty()) return Status::OK();
   const auto started = std::chrono::steady_clock::now();
-  const int64_t waited_before = metrics_.compaction_wait_micros;
-  struct CountTime {
-    TableWriteMetrics* metrics;
-    std::chrono::steady_clock::time_point started;
-    int64_t waited_before;
-    ~CountTime() {
-      metrics->flush_micros += std::chrono::duration_cast<std::chrono::microseconds>(
-                                   std::chrono::steady_clock::now() - started).count() -
-                               (metrics->compaction_wait_micros - waited_before);
-    }
-  } count_time{&metrics_, started, waited_before};
+  auto files = WriteBufferFiles(w);
+  metrics_.flush_micros +=
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count();
+  if (!files.ok()) return Fail(files.status());
+  return AddFlushedFiles(w, std::move(*files));
+}
+
+Result<TableWrite::FlushedFiles> TableWrite::WriteBufferFiles(BucketWriter* w) {
   DataFileWriteContext* ctx = context_.get();
   if (!w->folder_ready) {
     // Create the bucket folder and make its entry, and those of any partition folders created with it,
     // durable: the files' own folder is synced by the Parquet writer, its ancestors are not.
     const std::string& dir = w->paths.bucket_dir();
     Status made = fs_->MakeDirs(dir);
-    if (!made.ok()) return Fail(made.WithContext("table " + table_name_));
+    if (!made.ok()) return made.WithContext("table " + table_name_);
     std::string folder = dir;
     while (folder.size() > table_path_.size() && StartsWith(folder, table_path_)) {
       Status synced = SyncLocalDirectory(folder);
-      if (!synced.ok()) return Fail(synced.WithContext("table " + table_name_));
+      if (!synced.ok()) return synced.WithContext("table " + table_name_);
       folder = std::string(DirName(folder));
     }
     Status synced = SyncLocalDirectory(table_path_);
-    if (!synced.ok()) return Fail(synced.WithContext("table " + table_name_));
+    if (!synced.ok()) return synced.WithContext("table " + table_name_);
     w->folder_ready = true;
   }
   const bool primary_key = ctx->layout.primary_key;
@@ -847,27 +849,75 @@ Status TableWrite::Flush(BucketWriter* w) {
       for (const auto& f : *data_files) fs_->DeleteFile(JoinPath(w->paths.bucket_dir(), f.file_name)).IgnoreError();
     }
     Status error = !data_files.ok() ? data_files.status() : changelog_files.status();
-    return Fail(error.WithContext(fmt::format("table {}: flushing bucket {} of partition folder {}", table_name_,
-                                              w->bucket, w->paths.bucket_dir())));
+    return error.WithContext(fmt::format("table {}: flushing bucket {} of partition folder {}", table_name_, w->bucket,
+                                         w->paths.bucket_dir()));
   }
+  return FlushedFiles{std::move(*data_files), std::move(*changelog_files)};
+}
+
+Status TableWrite::AddFlushedFiles(BucketWriter* w, FlushedFiles files) {
   ++metrics_.flushes;
-  metrics_.data_files += static_cast<int64_t>(data_files->size());
-  metrics_.changelog_files += static_cast<int64_t>(changelog_files->size());
+  metrics_.data_files += static_cast<int64_t>(files.data.size());
+  metrics_.changelog_files += static_cast<int64_t>(files.changelog.size());
   // Too many sorted runs before this flush: wait for the running compaction before going on (the write
   // stall; Java's MergeTreeWriter decides it before adding the flushed files).
   const bool stall = w->compact && w->compact->ShouldWaitForLatestCompaction();
-  for (auto& f : *data_files) {
+  for (auto& f : files.data) {
     if (w->compact) {
       Status added = w->compact->AddNewFile(f);
       if (!added.ok()) return Fail(added);
     }
     w->new_files.push_back(std::move(f));
   }
-  for (auto& f : *changelog_files) w->changelog_files.push_back(std::move(f));
+  for (auto& f : files.changelog) w->changelog_files.push_back(std::move(f));
   if (w->compact) {
     TIDE_RETURN_IF_ERROR(SyncCompaction(w, stall));
     w->compact->TriggerCompaction(false);
   }
+  return Status::OK();
+}
+
+bool TableWrite::ParallelFlushes() const {
+  // Buffers of a deduplicate or append table drain independently; other merge engines share state
+  // between buffers (the aggregation's accumulators).
+  return context_->parallel_writes &&
+         (!context_->layout.primary_key || options_.merge_engine() == MergeEngine::kDeduplicate);
+}
+
+Status TableWrite::FlushAll(const std::vector<BucketWriter*>& writers) {
+  std::vector<BucketWriter*> dirty;
+  for (BucketWriter* w : writers) {
+    if (!w->buffer.empty()) dirty.push_back(w);
+  }
+  if (dirty.size() < 2 || !ParallelFlushes()) {
+    for (BucketWriter* w : dirty) TIDE_RETURN_IF_ERROR(Flush(w));
+    return Status::OK();
+  }
+  // The buckets of a commit flush side by side: their encoding shares the CPUs, and their files'
+  // fsyncs overlap (a commit touching many partitions waits for one round of fsyncs, not one per
+  // bucket). Booking the files (compaction, lists, metrics) stays on this thread, in bucket order.
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<std::optional<Result<FlushedFiles>>> results(dirty.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next.fetch_add(1); i < dirty.size(); i = next.fetch_add(1)) results[i] = WriteBufferFiles(dirty[i]);
+  };
+  {
+    std::vector<std::jthread> helpers;
+    const size_t threads = std::min(dirty.size(), kFlushThreads);
+    for (size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
+    work();
+  }
+  metrics_.flush_micros +=
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count();
+  Status first;
+  for (size_t i = 0; i < dirty.size(); ++i) {
+    Result<FlushedFiles>& files = *results[i];
+    // Files of the buckets that flushed are booked also after another failed, so Abort removes them.
+    Status booked = files.ok() ? AddFlushedFiles(dirty[i], std::move(*files)) : files.status();
+    if (!booked.ok() && first.ok()) first = booked;
+  }
+  if (!first.ok()) return Fail(first);
   return Status::OK();
 }
 
@@ -879,7 +929,7 @@ Result<std::vector<CommitMessage>> TableWrite::PrepareCommit() {
     if (a->partition != b->partition) return a->partition < b->partition;
     return a->bucket < b->bucket;
   });
-  for (BucketWriter* w : ordered) TIDE_RETURN_IF_ERROR(Flush(w));
+  TIDE_RETURN_IF_ERROR(FlushAll(ordered));
   bool full = false;
   if (compaction_enabled() && options_.full_compaction_delta_commits()) {
     full = ++commits_since_full_compaction_ >= *options_.full_compaction_delta_commits();

@@ -190,6 +190,21 @@ class TableWrite {
   Status SyncCompaction(BucketWriter* writer, bool blocking);
   bool compaction_enabled() const { return compaction_context_ != nullptr; }
   Status FlushWhileOverBudget();
+  // The files one flush of a bucket's buffer wrote.
+  struct FlushedFiles {
+    std::vector<DataFileMeta> data;
+    std::vector<DataFileMeta> changelog;
+  };
+  static constexpr size_t kFlushThreads = 4;
+  // Writes `w`'s buffer into data (and changelog) files and empties it. Touches only `w`, the shared
+  // write context and the file system, so buckets may flush on several threads (ParallelFlushes).
+  Result<FlushedFiles> WriteBufferFiles(BucketWriter* w);
+  // Books a flush's files: metrics, the bucket's compaction (which may wait, the write stall), the
+  // files the next commit lists. On the writer's thread.
+  Status AddFlushedFiles(BucketWriter* w, FlushedFiles files);
+  bool ParallelFlushes() const;
+  // Flushes every buffer of `writers` (in parallel when allowed), booking the files in their order.
+  Status FlushAll(const std::vector<BucketWriter*>& writers);
   // Copies of `data_files` under changelog file names (changelog-producer=input, when the flush's
   // changelog records are exactly its data records).
   Result<std::vector<DataFileMeta>> CopyAsChangelog(BucketWriter* w, const std::vector<DataFileMeta>& data_files);
