@@ -4,18 +4,10 @@
 
 #include "tide/base/logging.h"
 #include "tide/base/strings.h"
+#include "tide/postgres/sql_quote.h"
 
 namespace tide {
 namespace {
-
-std::string QuoteLiteral(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
 
 // The first column whose binary values Tide cannot decode (its type falls back to STRING of the text
 // form), or -1.
@@ -136,7 +128,7 @@ Status ChangeStream::CheckPublishedTypes() {
   // Binary pgoutput exists from PostgreSQL 14 on; ReplicationStream does not ask for it before.
   if (catalog_conn_->server_version() < 140000) return Status::OK();
   std::string names;
-  for (const auto& p : options_.replication.publications) names += (names.empty() ? "" : ", ") + QuoteLiteral(p);
+  for (const auto& p : options_.replication.publications) names += (names.empty() ? "" : ", ") + SqlQuoteLiteral(p);
   // Every column of every published table (generated ones included, conservatively: a column list or
   // a generated column that is not sent only makes Tide choose text when binary would have worked).
   TIDE_ASSIGN_OR_RETURN(

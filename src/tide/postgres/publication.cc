@@ -4,6 +4,7 @@
 #include <set>
 
 #include "tide/base/strings.h"
+#include "tide/postgres/sql_quote.h"
 
 namespace tide {
 namespace {
@@ -18,26 +19,6 @@ bool NeedsQuotes(std::string_view ident) {
     }
   }
   return false;
-}
-
-std::string QuoteIdent(std::string_view ident) {
-  std::string out = "\"";
-  for (char c : ident) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
-std::string QuoteLiteralPlain(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  out += '\'';
-  return out;
 }
 
 // Splits `text` into identifier parts at dots outside double quotes; quoted parts keep their case.
@@ -97,10 +78,10 @@ Result<std::vector<std::string>> SplitIdentifiers(std::string_view text) {
 }  // namespace
 
 std::string PgTableName::ToString() const {
-  return (NeedsQuotes(schema) ? QuoteIdent(schema) : schema) + "." + (NeedsQuotes(name) ? QuoteIdent(name) : name);
+  return (NeedsQuotes(schema) ? SqlQuoteIdentifier(schema) : schema) + "." + (NeedsQuotes(name) ? SqlQuoteIdentifier(name) : name);
 }
 
-std::string PgTableName::Quoted() const { return QuoteIdent(schema) + "." + QuoteIdent(name); }
+std::string PgTableName::Quoted() const { return SqlQuoteIdentifier(schema) + "." + SqlQuoteIdentifier(name); }
 
 Result<PgTableName> ParsePgTableName(std::string_view text) {
   TIDE_ASSIGN_OR_RETURN(auto parts, SplitIdentifiers(Trim(text)));
@@ -138,7 +119,7 @@ Result<std::vector<PgTableName>> ParsePgTableList(std::string_view text) {
 Status CheckTablesExist(PgConnection& conn, const std::vector<PgTableName>& tables) {
   std::vector<std::string> missing;
   for (const auto& t : tables) {
-    TIDE_ASSIGN_OR_RETURN(PgResult r, conn.Query("SELECT to_regclass(" + QuoteLiteralPlain(t.Quoted()) + ") IS NOT NULL"));
+    TIDE_ASSIGN_OR_RETURN(PgResult r, conn.Query("SELECT to_regclass(" + SqlQuoteLiteral(t.Quoted()) + ") IS NOT NULL"));
     if (r.rows() != 1 || r.Value(0, 0) != "t") missing.push_back(t.ToString());
   }
   if (!missing.empty()) {
@@ -152,13 +133,13 @@ Status CheckTablesExist(PgConnection& conn, const std::vector<PgTableName>& tabl
 
 Result<bool> PublicationExists(PgConnection& conn, std::string_view publication) {
   TIDE_ASSIGN_OR_RETURN(PgResult r,
-                        conn.Query("SELECT 1 FROM pg_publication WHERE pubname = " + QuoteLiteralPlain(publication)));
+                        conn.Query("SELECT 1 FROM pg_publication WHERE pubname = " + SqlQuoteLiteral(publication)));
   return r.rows() > 0;
 }
 
 Result<std::vector<PgTableName>> PublicationTables(PgConnection& conn, std::string_view publication) {
   TIDE_ASSIGN_OR_RETURN(PgResult r, conn.Query("SELECT schemaname, tablename FROM pg_publication_tables WHERE pubname = " +
-                                               QuoteLiteralPlain(publication)));
+                                               SqlQuoteLiteral(publication)));
   std::vector<PgTableName> tables;
   for (int i = 0; i < r.rows(); ++i) tables.push_back({std::string(r.Value(i, 0)), std::string(r.Value(i, 1))});
   return tables;
@@ -171,7 +152,7 @@ Status EnsurePublication(PgConnection& conn, std::string_view publication, const
   if (!exists) {
     std::vector<std::string> quoted;
     for (const auto& t : tables) quoted.push_back(t.Quoted());
-    Status st = conn.Execute("CREATE PUBLICATION " + QuoteIdent(publication) + " FOR TABLE " + Join(quoted, ", ") +
+    Status st = conn.Execute("CREATE PUBLICATION " + SqlQuoteIdentifier(publication) + " FOR TABLE " + Join(quoted, ", ") +
                              " WITH (publish_via_partition_root = true)");
     if (!st.ok()) {
       // Another process may have created it between the check and the create: then verify it instead.
@@ -189,7 +170,7 @@ Status EnsurePublication(PgConnection& conn, std::string_view publication, const
     if (have.count(t)) continue;
     TIDE_ASSIGN_OR_RETURN(PgResult anc,
                           conn.Query("SELECT n.nspname, c.relname FROM pg_partition_ancestors(" +
-                                     QuoteLiteralPlain(t.Quoted()) +
+                                     SqlQuoteLiteral(t.Quoted()) +
                                      "::regclass) a JOIN pg_class c ON c.oid = a.relid JOIN pg_namespace n ON "
                                      "n.oid = c.relnamespace"));
     bool covered = false;
@@ -202,14 +183,14 @@ Status EnsurePublication(PgConnection& conn, std::string_view publication, const
     return Status::InvalidArgument(
         "publication {} does not publish {}: add {} with ALTER PUBLICATION {} ADD TABLE {}, or name another "
         "publication",
-        publication, Join(missing, ", "), missing.size() > 1 ? "them" : "it", QuoteIdent(publication),
+        publication, Join(missing, ", "), missing.size() > 1 ? "them" : "it", SqlQuoteIdentifier(publication),
         Join(missing, ", "));
   }
   return Status::OK();
 }
 
 Status DropPublication(PgConnection& conn, std::string_view publication) {
-  return conn.Execute("DROP PUBLICATION IF EXISTS " + QuoteIdent(publication));
+  return conn.Execute("DROP PUBLICATION IF EXISTS " + SqlQuoteIdentifier(publication));
 }
 
 }  // namespace tide

@@ -1,18 +1,10 @@
 #include "tide/postgres/replication_slot.h"
 
 #include "tide/base/strings.h"
+#include "tide/postgres/sql_quote.h"
 
 namespace tide {
 namespace {
-
-std::string Literal(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
 
 Result<Lsn> ParseOptionalLsn(const PgResult& r, int row, const char* column) {
   auto v = r.Get(row, column);
@@ -108,7 +100,7 @@ Result<std::optional<ReplicationSlotInfo>> FindReplicationSlot(PgConnection& con
                                          "coalesce(database::text, '') AS database, temporary, active, active_pid, "
                                          "restart_lsn, confirmed_flush_lsn, {} AS wal_status "
                                          "FROM pg_replication_slots WHERE slot_name = {}",
-                                         has_wal_status ? "coalesce(wal_status, '')" : "''", Literal(name))));
+                                         has_wal_status ? "coalesce(wal_status, '')" : "''", SqlQuoteLiteral(name))));
   if (r.rows() == 0) return std::optional<ReplicationSlotInfo>();
   ReplicationSlotInfo info;
   info.name = *r.Get(0, "slot_name");
@@ -158,7 +150,7 @@ Status CheckSlotUsable(const ReplicationSlotInfo& slot, std::string_view databas
 }
 
 Status DropReplicationSlot(PgConnection& conn, std::string_view name) {
-  auto r = conn.Query("SELECT pg_drop_replication_slot(" + Literal(name) + ")");
+  auto r = conn.Query("SELECT pg_drop_replication_slot(" + SqlQuoteLiteral(name) + ")");
   if (r.ok()) return Status::OK();
   if (conn.last_sqlstate() == "42704") return Status::NotFound("replication slot {} does not exist", name);
   if (conn.last_sqlstate() == "55006") {
@@ -172,7 +164,7 @@ Result<bool> TerminateSlotHolder(PgConnection& conn, std::string_view name, int 
   TIDE_ASSIGN_OR_RETURN(
       PgResult r, conn.Query(fmt::format("SELECT pg_terminate_backend(active_pid, {}) FROM pg_replication_slots "
                                          "WHERE slot_name = {} AND active_pid IS NOT NULL",
-                                         timeout_ms, Literal(name))));
+                                         timeout_ms, SqlQuoteLiteral(name))));
   return r.rows() > 0 && r.Value(0, 0) == "t";
 }
 

@@ -9,27 +9,10 @@
 #include "tide/postgres/pg_connection.h"
 #include "tide/postgres/pg_type.h"
 #include "tide/postgres/pg_value_decoder.h"
+#include "tide/postgres/sql_quote.h"
 
 namespace tide {
 namespace {
-
-std::string Literal(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
-
-std::string QuoteIdent(std::string_view ident) {
-  std::string out = "\"";
-  for (char c : ident) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 
 Status ImportSnapshot(PgConnection& conn, const std::string& snapshot) {
   // A copy session holds its snapshot's transaction for the whole copy, idle between tables, and one
@@ -38,7 +21,7 @@ Status ImportSnapshot(PgConnection& conn, const std::string& snapshot) {
   TIDE_RETURN_IF_ERROR(conn.Execute("SET statement_timeout = 0"));
   TIDE_RETURN_IF_ERROR(conn.Execute("SET idle_in_transaction_session_timeout = 0"));
   TIDE_RETURN_IF_ERROR(conn.Execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
-  Status st = conn.Execute("SET TRANSACTION SNAPSHOT " + Literal(snapshot));
+  Status st = conn.Execute("SET TRANSACTION SNAPSHOT " + SqlQuoteLiteral(snapshot));
   if (!st.ok()) {
     return Status(st.code(),
                   fmt::format("cannot import snapshot {}: {} (an exported snapshot lives only while the replication "
@@ -63,7 +46,7 @@ struct TablePlan {
 
 Result<TablePlan> PlanTable(PgConnection& conn, const PgTableName& table, PgTypeRegistry* types) {
   TablePlan plan;
-  std::string regclass = Literal(table.Quoted()) + "::regclass";
+  std::string regclass = SqlQuoteLiteral(table.Quoted()) + "::regclass";
   TIDE_ASSIGN_OR_RETURN(PgResult cls, conn.Query("SELECT c.oid, c.relkind, c.relreplident FROM pg_class c WHERE c.oid = " +
                                                  regclass));
   if (cls.rows() != 1) return Status::NotFound("table {} does not exist", table.ToString());
@@ -106,7 +89,7 @@ Result<TablePlan> PlanTable(PgConnection& conn, const PgTableName& table, PgType
   for (size_t i = 0; i < rel.columns.size(); ++i) {
     bool text = !decoder.column(i).SupportsBinary();
     plan.text_columns.push_back(text);
-    select.push_back(QuoteIdent(rel.columns[i].name) + (text ? "::text" : ""));
+    select.push_back(SqlQuoteIdentifier(rel.columns[i].name) + (text ? "::text" : ""));
   }
   plan.select_list = Join(select, ", ");
 
@@ -129,7 +112,7 @@ Result<TablePlan> PlanTable(PgConnection& conn, const PgTableName& table, PgType
             "current_setting('block_size')::bigint FROM pg_partition_tree(" + regclass +
                 ") t JOIN pg_class c ON c.oid = t.relid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE t.isleaf "
                 "AND c.relkind = 'r'"
-          : "SELECT " + Literal(table.Quoted()) + ", pg_relation_size(" + regclass +
+          : "SELECT " + SqlQuoteLiteral(table.Quoted()) + ", pg_relation_size(" + regclass +
                 ") / current_setting('block_size')::bigint";
   TIDE_ASSIGN_OR_RETURN(PgResult leaves, conn.Query(leaves_sql));
   for (int r = 0; r < leaves.rows(); ++r) {

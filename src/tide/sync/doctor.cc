@@ -15,6 +15,7 @@
 #include "tide/postgres/pg_type.h"
 #include "tide/postgres/pg_type_mapping.h"
 #include "tide/postgres/replication_slot.h"
+#include "tide/postgres/sql_quote.h"
 
 namespace tide {
 
@@ -170,15 +171,6 @@ std::string SqlIdentifier(std::string_view name) {
 // ---- the checks ----
 
 namespace {
-
-std::string SqlLiteral(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
 
 std::string FormatMillis(int64_t ms) {
   if (ms % (60 * 60 * 1000) == 0) return fmt::format("{}h", ms / (60 * 60 * 1000));
@@ -438,7 +430,7 @@ class Doctor {
           PgResult lag,
           sql_.Query("SELECT coalesce(pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), confirmed_flush_lsn), 0)"
                      "::bigint, coalesce(pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), restart_lsn), 0)"
-                     "::bigint FROM pg_catalog.pg_replication_slots WHERE slot_name = " + SqlLiteral(o_.slot)));
+                     "::bigint FROM pg_catalog.pg_replication_slots WHERE slot_name = " + SqlQuoteLiteral(o_.slot)));
       if (lag.rows() == 1) {
         TIDE_ASSIGN_OR_RETURN(slot_lag_bytes_, ParseInt64(lag.Value(0, 0), "lag"));
         TIDE_ASSIGN_OR_RETURN(slot_held_bytes_, ParseInt64(lag.Value(0, 1), "held WAL"));
@@ -542,7 +534,7 @@ class Doctor {
     const ReplicationSlotInfo& s = *slot_;
     const std::string another = "name another slot with --slot (tide sync postgres creates it), or drop this one "
                                 "(whoever reads it loses its position):";
-    const std::string drop = fmt::format("SELECT pg_drop_replication_slot({});", SqlLiteral(s.name));
+    const std::string drop = fmt::format("SELECT pg_drop_replication_slot({});", SqlQuoteLiteral(s.name));
     if (s.slot_type != "logical") {
       Add(DoctorOutcome::kFail, fmt::format("replication slot {} is a {} slot: Tide reads a logical pgoutput slot",
                                             s.name, s.slot_type),
@@ -629,7 +621,7 @@ class Doctor {
               "pg_catalog.pg_has_role(c.relowner, 'USAGE'), pg_catalog.has_table_privilege(c.oid, 'SELECT'), "
               "EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid AND i.indisprimary) "
               "FROM pg_catalog.pg_class c WHERE c.oid = {}::regclass",
-              SqlLiteral(name.Quoted()))));
+              SqlQuoteLiteral(name.Quoted()))));
       if (r.rows() != 1) return Status::NotFound("table {} does not exist", name.ToString());
       TableFacts t;
       t.name = name;
@@ -664,7 +656,7 @@ class Doctor {
     for (const TableFacts& t : tables_) schemas.insert(t.name.schema);
     std::vector<std::string> missing, fix;
     for (const std::string& schema : schemas) {
-      TIDE_ASSIGN_OR_RETURN(PgResult r, sql_.Query("SELECT pg_catalog.has_schema_privilege(" + SqlLiteral(schema) +
+      TIDE_ASSIGN_OR_RETURN(PgResult r, sql_.Query("SELECT pg_catalog.has_schema_privilege(" + SqlQuoteLiteral(schema) +
                                                    ", 'USAGE')"));
       if (r.Value(0, 0) != "t") {
         missing.push_back(schema);
@@ -719,7 +711,7 @@ class Doctor {
               "(SELECT oid FROM pg_catalog.pg_roles WHERE rolname = {}) AND (d.defaclnamespace = 0 OR "
               "d.defaclnamespace = (SELECT oid FROM pg_catalog.pg_namespace WHERE nspname = {})) AND a.privilege_type "
               "= 'SELECT' AND (a.grantee = 0 OR pg_catalog.pg_has_role(a.grantee, 'USAGE')))",
-              SqlLiteral(owner), SqlLiteral(schema))));
+              SqlQuoteLiteral(owner), SqlQuoteLiteral(schema))));
       if (r.Value(0, 0) == "t") continue;
       missing.push_back(fmt::format("{} (tables of {})", schema, owner));
       fix.push_back(fmt::format("ALTER DEFAULT PRIVILEGES FOR ROLE {} IN SCHEMA {} GRANT SELECT ON TABLES TO {};",
@@ -753,7 +745,7 @@ class Doctor {
         sql_.Query(fmt::format("SELECT p.puballtables, p.pubinsert, p.pubupdate, p.pubdelete, p.pubtruncate, {}, "
                                "pg_catalog.pg_has_role(p.pubowner, 'USAGE') FROM pg_catalog.pg_publication p WHERE "
                                "p.pubname = {}",
-                               has_viaroot ? "p.pubviaroot" : "false", SqlLiteral(name))));
+                               has_viaroot ? "p.pubviaroot" : "false", SqlQuoteLiteral(name))));
     const bool owns_all = std::all_of(tables_.begin(), tables_.end(), [](const TableFacts& t) { return t.owned; });
     if (p.rows() == 0 || !named) {
       if (superuser_ || (can_create_ && owns_all)) {

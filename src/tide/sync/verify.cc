@@ -24,6 +24,7 @@
 #include "tide/sync/table_selection.h"
 #include "tide/table/schema/schema_manager.h"
 #include "tide/table/snapshot/snapshot_manager.h"
+#include "tide/postgres/sql_quote.h"
 
 namespace tide {
 namespace {
@@ -85,24 +86,6 @@ Result<Rows> DuckRows(DuckConnection& conn, const std::string& sql) {
   return rows;
 }
 
-std::string PgQuoteLiteral(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
-
-std::string PgQuoteIdent(std::string_view name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 // One side's SQL over one table: PostgreSQL, or DuckDB over one lake snapshot. Built once per table;
 // only the lake's FROM changes between snapshots.
 struct SideSql {
@@ -136,7 +119,7 @@ struct SideSql {
     std::string where;
     if (depth > 1) {
       std::vector<std::string> quoted;
-      for (const auto& p : parents) quoted.push_back(PgQuoteLiteral(p));
+      for (const auto& p : parents) quoted.push_back(SqlQuoteLiteral(p));
       where = fmt::format(" WHERE substr(tide_kh, 1, {}) IN ({})", depth - 1, Join(quoted, ", "));
     }
     return fmt::format("SELECT substr(tide_kh, 1, {0}), {1}, {2} FROM {3}{4} GROUP BY 1", depth, Text("count(*)"),
@@ -145,7 +128,7 @@ struct SideSql {
   // Rows of the keys whose hash starts with one of `prefixes`: hash, count, display, column hashes.
   std::string Leaves(const std::vector<std::string>& prefixes) const {
     std::vector<std::string> likes;
-    for (const auto& p : prefixes) likes.push_back("tide_kh LIKE " + PgQuoteLiteral(p + "%"));
+    for (const auto& p : prefixes) likes.push_back("tide_kh LIKE " + SqlQuoteLiteral(p + "%"));
     std::vector<std::string> hashes, mins;
     for (size_t i = 0; i < column_pieces.size(); ++i) {
       hashes.push_back(fmt::format("md5({}) AS tide_c{}", column_pieces[i], i));
@@ -223,7 +206,7 @@ Result<TablePlan> PlanTable(PgConnection& conn, PgTypeRegistry* types, FileSyste
   plan.lake_name = lake_name;
   plan.lake_path = lake_path;
   TIDE_ASSIGN_OR_RETURN(TableSchema schema, SchemaManager(fs, lake_path).Latest());
-  const std::string regclass = PgQuoteLiteral(source.Quoted()) + "::regclass";
+  const std::string regclass = SqlQuoteLiteral(source.Quoted()) + "::regclass";
   TIDE_ASSIGN_OR_RETURN(
       Rows cols, PgRows(conn, "SELECT a.attname, a.atttypid::text, a.atttypmod::text, "
                               "coalesce((SELECT k.n FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, n) "
@@ -266,7 +249,7 @@ Result<TablePlan> PlanTable(PgConnection& conn, PgTypeRegistry* types, FileSyste
     }
     const DataField& f = schema.fields[static_cast<size_t>(field)];
     TIDE_ASSIGN_OR_RETURN(PgTypeMapping mapping, MapPgType(col.type_oid, col.type_modifier, *types));
-    const std::string quoted = PgQuoteIdent(col.name);
+    const std::string quoted = SqlQuoteIdentifier(col.name);
     auto lake_text = LakeCanonicalText(f.type, QuoteSqlIdentifier(col.name));
     if (!lake_text.ok()) {
       return lake_text.status().WithContext(fmt::format("table {} column {}", lake_name, col.name));
@@ -318,9 +301,9 @@ Result<TablePlan> PlanTable(PgConnection& conn, PgTypeRegistry* types, FileSyste
       const auto& [pg_text, lake_text] = text_by_column.at(name);
       pg_key.push_back(PgCanonicalPiece(pg_text));
       lake_key.push_back(LakeCanonicalPiece(lake_text));
-      const std::string pq = PgQuoteIdent(name), lq = QuoteSqlIdentifier(name);
-      pg_display.push_back(fmt::format("{} || '=' || coalesce({}::text, 'NULL')", PgQuoteLiteral(name), pq));
-      lake_display.push_back(fmt::format("{} || '=' || coalesce(CAST({} AS VARCHAR), 'NULL')", PgQuoteLiteral(name), lq));
+      const std::string pq = SqlQuoteIdentifier(name), lq = QuoteSqlIdentifier(name);
+      pg_display.push_back(fmt::format("{} || '=' || coalesce({}::text, 'NULL')", SqlQuoteLiteral(name), pq));
+      lake_display.push_back(fmt::format("{} || '=' || coalesce(CAST({} AS VARCHAR), 'NULL')", SqlQuoteLiteral(name), lq));
       // Both engines must order keys alike: texts by their bytes (DuckDB's only order), the rest natively.
       std::string pg_order = pg_type_by_column.at(name) == "text" ? fmt::format("({}::text) COLLATE \"C\"", pq) : pq;
       pg.order_asc.push_back(pg_order);
@@ -336,7 +319,7 @@ Result<TablePlan> PlanTable(PgConnection& conn, PgTypeRegistry* types, FileSyste
     pg.key_text = pg.row_text;
     lake.key_text = lake.row_text;
     for (const std::string& name : plan.columns) {
-      pg_display.push_back(fmt::format("coalesce({}::text, 'NULL')", PgQuoteIdent(name)));
+      pg_display.push_back(fmt::format("coalesce({}::text, 'NULL')", SqlQuoteIdentifier(name)));
       lake_display.push_back(fmt::format("coalesce(CAST({} AS VARCHAR), 'NULL')", QuoteSqlIdentifier(name)));
     }
     pg.display = "'(' || " + Join(pg_display, " || ', ' || ") + " || ')'";
