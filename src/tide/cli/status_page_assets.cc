@@ -34,7 +34,7 @@ const std::string_view kStatusPageHtml = R"tide(<!doctype html>
   .chart svg { width: 100%; height: 120px; display: block; }
   .chart .title { display: flex; justify-content: space-between; color: var(--muted); font-size: 12px; }
   #error { color: var(--bad); white-space: pre-wrap; font-family: ui-monospace, monospace; margin: 0; }
-  .empty { color: var(--muted); }
+  .empty, #error.empty { color: var(--muted); }
 </style>
 </head>
 <body>
