@@ -31,8 +31,10 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string& b
   s->progress_ = std::move(progress);
   s->server_ = std::make_unique<httplib::Server>();
   httplib::Server& server = *s->server_;
-  // A scrape and a page or two at a time: two handler threads are plenty.
-  server.new_task_queue = [] { return new httplib::ThreadPool(2); };
+  // A scrape and a page or two at a time.
+  server.new_task_queue = [] { return new httplib::ThreadPool(4); };
+  // An idle keep-alive connection (a page left open) holds a pool thread: let it go after a second.
+  server.set_keep_alive_timeout(1);
   // httplib's default sets SO_REUSEPORT, which would let a second sync share the port unnoticed.
   server.set_socket_options([](socket_t sock) {
     int yes = 1;
