@@ -11,6 +11,8 @@ debian_packages=(
   libpq-dev postgresql-15 postgresql-client-15
   libzstd-dev zlib1g-dev libsnappy-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev libssl-dev libroaring-dev librocksdb-dev
+  libcpp-httplib-dev
+  chromium python3 python3-pip python3-prometheus-client
 
 )
 # npm comes with Node.js; Debian's npm package only where no npm is installed already.
@@ -27,6 +29,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# Python modules the tests use (tests/sync/read_metrics.py parses /metrics with prometheus_client), for
+# the python3 first on PATH: Debian's package serves Debian's python3; another one gets it from PyPI.
+for module in prometheus_client; do
+  if ! python3 -c "import $module" 2>/dev/null; then
+    echo "install-deps: installing the Python module $module from PyPI"
+    python3 -m pip install --quiet "$module"
+  fi
+done
 
 # DuckDB: the npm registry ships the prebuilt library and the header in two packages.
 duck_dir="$root/third_party/duckdb"

@@ -14,6 +14,7 @@
 #include "tide/base/logging.h"
 #include "tide/base/strings.h"
 #include "tide/catalog/catalog.h"
+#include "tide/cli/metrics_server.h"
 #include "tide/io/file_system.h"
 #include "tide/postgres/publication.h"
 #include "tide/sync/table_sink.h"
@@ -43,6 +44,8 @@ struct SyncFlags {
   std::vector<std::string> table_conf;
   std::string commit_interval = "500ms";
   int copy_workers = 4;
+  int metrics_port = -1;  // -1: no metrics server
+  std::string metrics_bind = "127.0.0.1";
 };
 
 std::atomic<PostgresSync*> g_sync{nullptr};
@@ -121,6 +124,14 @@ Status Run(const SyncFlags& flags) {
   if (flags.copy_workers < 1) return Status::InvalidArgument("--copy-workers must be at least 1");
   options.copy_workers = flags.copy_workers;
   options.on_progress = [](const std::string& line) { std::cerr << "tide sync: " << line << std::endl; };
+  // The metrics endpoint and status page (cli/metrics_server.h) live as long as the sync runs.
+  std::unique_ptr<MetricsServer> metrics;
+  if (flags.metrics_port >= 0) {
+    options.progress = std::make_shared<SyncProgress>();
+    TIDE_ASSIGN_OR_RETURN(metrics, MetricsServer::Start(flags.metrics_bind, flags.metrics_port, options.progress));
+    std::cerr << "tide sync: serving metrics on " << metrics->url() << "/metrics and the status page on "
+              << metrics->url() << "/" << std::endl;
+  }
 
   PostgresSync sync(std::move(options));
   Status st = RunUntilSignalled(sync);
@@ -241,6 +252,12 @@ void RegisterSync(CLI::App& app) {
   pg->add_option("--commit-interval", flags->commit_interval,
                  "how often buffered changes are committed (at a transaction boundary), e.g. 500ms, 2s; default 500ms");
   pg->add_option("--copy-workers", flags->copy_workers, "PostgreSQL sessions copying tables in parallel (default 4)");
+  pg->add_option("--metrics-port", flags->metrics_port,
+                 "serve Prometheus metrics (/metrics) and a status page (/) on this port while the sync runs; 0 "
+                 "picks a free port (printed)")
+      ->check(CLI::Range(0, 65535));
+  pg->add_option("--metrics-bind", flags->metrics_bind,
+                 "address the metrics server listens on (default 127.0.0.1; 0.0.0.0 for every interface)");
   // `tide sync status`: where each table of the lake database stands (sync/sync_status.h).
   auto status_options = std::make_shared<SyncStatusOptions>();
   CLI::App* status = sync->add_subcommand(

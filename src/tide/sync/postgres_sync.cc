@@ -336,6 +336,10 @@ class Pipeline {
         t.last_commit_duration_ms = duration_ms;
       }
       p.last_commit_unix_ms = now;
+      p.commit_duration.Observe(duration_ms / 1000);
+      p.recent_commits.push_back(
+          CommitRecord{now, sink.table_name(), lsn, sink.committed().snapshot_id.value_or(-1), duration_ms});
+      if (p.recent_commits.size() > SyncProgressSnapshot::kRecentCommits) p.recent_commits.pop_front();
     });
   }
 
@@ -554,7 +558,16 @@ class Pipeline {
       PublishCommit(*sink, lsn, std::chrono::duration<double, std::milli>(Clock::now() - sink_started).count());
       any = true;
     }
-    if (any) Publish([](SyncProgressSnapshot& p) { ++p.commit_rounds; });
+    if (any) {
+      Publish([](SyncProgressSnapshot& p) {
+        ++p.commit_rounds;
+        // The round holds every transaction read so far: its freshness is that of the newest one.
+        if (p.received_commit_unix_us > 0) {
+          p.last_freshness_seconds = std::max<double>(0, NowUnixMs() * 1000 - p.received_commit_unix_us) / 1e6;
+          p.freshness.Observe(p.last_freshness_seconds);
+        }
+      });
+    }
     if (any) ++stats_->commits;
     // ... but a round that took longer than the interval leaves at least half an interval to the next.
     last_commit_ = std::max(started, Clock::now() - o_.commit_interval / 2);
@@ -592,7 +605,10 @@ class Pipeline {
       if (end != kInvalidLsn && end > acknowledged) {
         stream->Acknowledge(end);
         acknowledged = end;
-        Publish([end](SyncProgressSnapshot& p) { p.acknowledged_lsn = end; });
+        Publish([end](SyncProgressSnapshot& p) {
+          p.acknowledged_lsn = end;
+          if (end >= p.received_lsn) p.pending_since_unix_us = 0;
+        });
       }
     };
     // Changes of the transaction in flight per source table, published when it commits.
@@ -677,6 +693,8 @@ class Pipeline {
         Publish([&](SyncProgressSnapshot& p) {
           ++p.transactions;
           p.received_lsn = last_end_lsn;
+          p.received_commit_unix_us = commit->txn.commit_time_micros;
+          if (p.pending_since_unix_us == 0) p.pending_since_unix_us = commit->txn.commit_time_micros;
           for (const auto& [source, n] : txn_changes) {
             SyncProgress::TableOf(p, source, "").changes_streamed += n;
             p.streamed_changes += n;
@@ -732,7 +750,10 @@ Status PostgresSync::Run() {
   Pipeline pipeline(options, this, &stats_, &stop_);
   Status result = pipeline.Run();
   if (!result.ok() && options.progress) {
-    options.progress->Update([&](SyncProgressSnapshot& p) { p.last_error = result.ToString(); });
+    options.progress->Update([&](SyncProgressSnapshot& p) {
+      p.last_error = result.ToString();
+      p.last_error_kind = std::string(StatusCodeName(result.code()));
+    });
   }
   return result;
 }

@@ -11,6 +11,14 @@ const char* TablePhaseName(TablePhase phase) {
   return "unknown";
 }
 
+void DurationHistogram::Observe(double seconds) {
+  size_t i = 0;
+  while (i < kBoundsSeconds.size() && seconds > kBoundsSeconds[i]) ++i;
+  ++counts[i];
+  ++count;
+  sum_seconds += seconds;
+}
+
 TableProgress& SyncProgress::TableOf(SyncProgressSnapshot& state, const std::string& source,
                                      const std::string& target) {
   for (TableProgress& t : state.tables) {

@@ -7,7 +7,9 @@
 // Thread-safety: every method may be called from any thread.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -23,6 +25,27 @@ enum class TablePhase {
   kStreaming,  // copied (now or by an earlier run) and following the stream
 };
 const char* TablePhaseName(TablePhase phase);
+
+// Counts of observed durations by bucket, the upper bounds of Prometheus' default latency buckets
+// (seconds). counts[i] holds the observations in (kBoundsSeconds[i-1], kBoundsSeconds[i]]; the last
+// entry those above every bound. Not cumulative: the metrics text sums them.
+struct DurationHistogram {
+  static constexpr std::array<double, 13> kBoundsSeconds = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+                                                            1,     2.5,  5,     10,   30,  60};
+  std::array<int64_t, kBoundsSeconds.size() + 1> counts{};
+  int64_t count = 0;
+  double sum_seconds = 0;
+  void Observe(double seconds);
+};
+
+// One lake commit of a target table, for the status page's list of recent commits.
+struct CommitRecord {
+  int64_t unix_ms = 0;  // when it landed
+  std::string target;   // db.table
+  Lsn commit_lsn = kInvalidLsn;
+  int64_t snapshot_id = -1;  // the Paimon snapshot it created (-1: unknown)
+  double duration_ms = 0;
+};
 
 struct TableProgress {
   std::string source;  // schema.table in PostgreSQL
@@ -49,6 +72,19 @@ struct SyncProgressSnapshot {
   Lsn acknowledged_lsn = kInvalidLsn;  // the flush position last reported to PostgreSQL
   int64_t last_commit_unix_ms = 0;
   std::string last_error;  // the error that stopped the sync, if it did (no secrets: conninfo is redacted)
+  std::string last_error_kind;  // its StatusCode name (e.g. "Unavailable")
+
+  // Freshness. Source commit times are PostgreSQL's clock, lake commit times this machine's.
+  int64_t received_commit_unix_us = 0;  // commit time of the newest source transaction read
+  // Commit time of the oldest source transaction read but not yet acknowledged (0: none waits): the
+  // lake lags the source by now minus this.
+  int64_t pending_since_unix_us = 0;
+  // Per commit round: its landing time minus the commit time of the newest source transaction in it.
+  DurationHistogram freshness;
+  double last_freshness_seconds = -1;  // of the last round (-1: none yet)
+  DurationHistogram commit_duration;   // per table commit (prepare + commit)
+  static constexpr size_t kRecentCommits = 20;
+  std::deque<CommitRecord> recent_commits;  // newest last, at most kRecentCommits
 };
 
 class SyncProgress {
