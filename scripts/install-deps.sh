@@ -11,6 +11,7 @@ debian_packages=(
   libpq-dev postgresql-15 postgresql-client-15
   libzstd-dev zlib1g-dev libsnappy-dev nlohmann-json3-dev libcli11-dev libfmt-dev libspdlog-dev
   libgtest-dev libgmock-dev libbenchmark-dev libssl-dev libroaring-dev librocksdb-dev
+  libyaml-cpp-dev
 
 )
 # npm comes with Node.js; Debian's npm package only where no npm is installed already.
