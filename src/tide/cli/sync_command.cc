@@ -111,7 +111,10 @@ class DisplayLogger {
     logger->set_pattern("%v");
     spdlog::set_default_logger(logger);
   }
-  ~DisplayLogger() { spdlog::set_default_logger(previous_); }
+  ~DisplayLogger() {
+    spdlog::set_default_logger(previous_);
+    spdlog::drop("tide-sync");  // its sink points at the display, which ends after this
+  }
   DisplayLogger(const DisplayLogger&) = delete;
   DisplayLogger& operator=(const DisplayLogger&) = delete;
 
