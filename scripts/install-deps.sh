@@ -13,6 +13,7 @@ debian_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libssl-dev libroaring-dev librocksdb-dev
   libcpp-httplib-dev
   chromium python3 python3-pip python3-prometheus-client
+  libyaml-cpp-dev
 
 )
 # npm comes with Node.js; Debian's npm package only where no npm is installed already.

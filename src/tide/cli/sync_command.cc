@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -15,6 +16,8 @@
 #include "tide/base/strings.h"
 #include "tide/catalog/catalog.h"
 #include "tide/cli/metrics_server.h"
+#include "tide/cli/pipeline_config.h"
+#include "tide/cli/progress_display.h"
 #include "tide/io/file_system.h"
 #include "tide/postgres/publication.h"
 #include "tide/sync/table_sink.h"
@@ -46,6 +49,77 @@ struct SyncFlags {
   int copy_workers = 4;
   int metrics_port = -1;  // -1: no metrics server
   std::string metrics_bind = "127.0.0.1";
+  std::string config;             // --config: the pipeline file
+  std::string log_format = "text";  // --log-format: text or json
+};
+
+// The pipeline file's settings, for each flag not given on the command line (flags override the file).
+Status ApplyPipelineFile(const CLI::App& cmd, SyncFlags* flags) {
+  if (flags->config.empty()) return Status::OK();
+  TIDE_ASSIGN_OR_RETURN(PipelineConfig c, LoadPipelineConfig(flags->config));
+  auto take = [&cmd](const char* flag, auto& value, auto* field) {
+    if (value && cmd.count(flag) == 0) *field = *value;
+  };
+  take("--postgres", c.postgres, &flags->postgres);
+  take("--tables", c.tables, &flags->tables);
+  take("--excluding-tables", c.excluding_tables, &flags->excluding_tables);
+  take("--slot", c.slot, &flags->slot);
+  take("--publication", c.publication, &flags->publication);
+  take("--warehouse", c.warehouse, &flags->warehouse);
+  take("--database", c.database, &flags->database);
+  take("--into", c.into, &flags->into);
+  take("--table-prefix", c.table_prefix, &flags->table_prefix);
+  take("--table-suffix", c.table_suffix, &flags->table_suffix);
+  take("--primary-keys", c.primary_keys, &flags->primary_keys);
+  take("--partition-keys", c.partition_keys, &flags->partition_keys);
+  take("--computed-column", c.computed_columns, &flags->computed_columns);
+  take("--metadata-column", c.metadata_columns, &flags->metadata_columns);
+  take("--table-conf", c.table_conf, &flags->table_conf);
+  take("--commit-interval", c.commit_interval, &flags->commit_interval);
+  take("--copy-workers", c.copy_workers, &flags->copy_workers);
+  take("--log-format", c.log_format, &flags->log_format);
+  take("--metrics-port", c.metrics_port, &flags->metrics_port);
+  take("--metrics-bind", c.metrics_bind, &flags->metrics_bind);
+  return Status::OK();
+}
+
+// The settings a sync cannot run without, from a flag or the pipeline file.
+Status CheckRequired(const SyncFlags& flags) {
+  const std::pair<const char*, const std::string*> required[] = {
+      {"--warehouse (sink.warehouse)", &flags.warehouse},
+      {"--database (sink.database)", &flags.database},
+      {"--postgres (source.conninfo)", &flags.postgres},
+      {"--tables (source.tables)", &flags.tables},
+  };
+  for (const auto& [name, value] : required) {
+    if (value->empty()) {
+      return Status::InvalidArgument("{} is required: give the flag, or the key in the --config pipeline file", name);
+    }
+  }
+  if (flags.log_format != "text" && flags.log_format != "json") {
+    return Status::InvalidArgument("--log-format '{}' is not text or json", flags.log_format);
+  }
+  return Status::OK();
+}
+
+// While alive, the process's logger prints through `display` (above the bars, or as JSON).
+class DisplayLogger {
+ public:
+  explicit DisplayLogger(ProgressDisplay& display) : previous_(spdlog::default_logger()) {
+    auto logger = std::make_shared<spdlog::logger>("tide-sync", display.LogSink());
+    logger->set_level(previous_->level());
+    logger->set_pattern("%v");
+    spdlog::set_default_logger(logger);
+  }
+  ~DisplayLogger() {
+    spdlog::set_default_logger(previous_);
+    spdlog::drop("tide-sync");  // its sink points at the display, which ends after this
+  }
+  DisplayLogger(const DisplayLogger&) = delete;
+  DisplayLogger& operator=(const DisplayLogger&) = delete;
+
+ private:
+  std::shared_ptr<spdlog::logger> previous_;
 };
 
 std::atomic<PostgresSync*> g_sync{nullptr};
@@ -71,6 +145,7 @@ Status RunUntilSignalled(PostgresSync& sync) {
 }
 
 Status Run(const SyncFlags& flags) {
+  TIDE_RETURN_IF_ERROR(CheckRequired(flags));
   PostgresSyncOptions options;
   options.warehouse = flags.warehouse;
   options.database = flags.database;
@@ -123,21 +198,28 @@ Status Run(const SyncFlags& flags) {
   options.commit_interval = std::chrono::milliseconds(interval);
   if (flags.copy_workers < 1) return Status::InvalidArgument("--copy-workers must be at least 1");
   options.copy_workers = flags.copy_workers;
-  options.on_progress = [](const std::string& line) { std::cerr << "tide sync: " << line << std::endl; };
-  // The metrics endpoint and status page (cli/metrics_server.h) live as long as the sync runs.
-  std::unique_ptr<MetricsServer> metrics;
-  if (flags.metrics_port >= 0) {
-    options.progress = std::make_shared<SyncProgress>();
-    TIDE_ASSIGN_OR_RETURN(metrics, MetricsServer::Start(flags.metrics_bind, flags.metrics_port, options.progress));
-    std::cerr << "tide sync: serving metrics on " << metrics->url() << "/metrics and the status page on "
-              << metrics->url() << "/" << std::endl;
+  auto progress = std::make_shared<SyncProgress>();
+  options.progress = progress;
+  ProgressDisplay display(progress, ProgressDisplay::FormFor(flags.log_format == "json"));
+  Status st;
+  PostgresSyncStats stats;
+  {
+    DisplayLogger logger(display);
+    options.on_progress = [&display](const std::string& line) { display.Print("info", line); };
+    // The metrics endpoint and status page (cli/metrics_server.h) live as long as the sync runs.
+    std::unique_ptr<MetricsServer> metrics;
+    if (flags.metrics_port >= 0) {
+      TIDE_ASSIGN_OR_RETURN(metrics, MetricsServer::Start(flags.metrics_bind, flags.metrics_port, progress));
+      display.Print("info", "serving metrics on " + metrics->url() + "/metrics and the status page on " +
+                                metrics->url() + "/");
+    }
+    PostgresSync sync(std::move(options));
+    st = RunUntilSignalled(sync);
+    stats = sync.stats();
   }
-
-  PostgresSync sync(std::move(options));
-  Status st = RunUntilSignalled(sync);
-  const PostgresSyncStats& stats = sync.stats();
-  std::cerr << "tide sync: " << stats.copied_rows << " rows copied, " << stats.streamed_changes << " changes in "
-            << stats.transactions << " transactions streamed, " << stats.commits << " commits" << std::endl;
+  display.Stop();
+  display.Print("info", fmt::format("{} rows copied, {} changes in {} transactions streamed, {} commits",
+                                    stats.copied_rows, stats.streamed_changes, stats.transactions, stats.commits));
   return st;
 }
 
@@ -220,12 +302,11 @@ void RegisterSync(CLI::App& app) {
   CLI::App* pg = sync->add_subcommand(
       "postgres", "Mirror PostgreSQL tables into Paimon tables: initial copy, then the change stream, exactly once, "
                   "until SIGINT or SIGTERM");
-  pg->add_option("--warehouse", flags->warehouse, "the lake's warehouse folder (created if missing)")->required();
-  pg->add_option("--database", flags->database, "the lake database the tables go to (created if missing)")->required();
-  pg->add_option("--postgres", flags->postgres, "libpq connection string or postgresql:// URI")->required();
+  pg->add_option("--warehouse", flags->warehouse, "the lake's warehouse folder (created if missing)");
+  pg->add_option("--database", flags->database, "the lake database the tables go to (created if missing)");
+  pg->add_option("--postgres", flags->postgres, "libpq connection string or postgresql:// URI");
   pg->add_option("--tables", flags->tables,
-                 "comma-separated PostgreSQL tables: names (schema.table) or regular expressions (public\\..*)")
-      ->required();
+                 "comma-separated PostgreSQL tables: names (schema.table) or regular expressions (public\\..*)");
   pg->add_option("--excluding-tables", flags->excluding_tables, "tables left out: names or regular expressions");
   pg->add_option("--into", flags->into,
                  "one lake table ([DB.]T) for every selected table (shards such as public.orders_\\d+); adds the "
@@ -258,6 +339,10 @@ void RegisterSync(CLI::App& app) {
       ->check(CLI::Range(0, 65535));
   pg->add_option("--metrics-bind", flags->metrics_bind,
                  "address the metrics server listens on (default 127.0.0.1; 0.0.0.0 for every interface)");
+  pg->add_option("--config", flags->config,
+                 "a YAML pipeline file with these settings (docs/operations.md, \"The pipeline file\"); flags override it");
+  pg->add_option("--log-format", flags->log_format,
+                 "text (bars on a terminal, lines otherwise) or json (one JSON object per line on stderr)");
   // `tide sync status`: where each table of the lake database stands (sync/sync_status.h).
   auto status_options = std::make_shared<SyncStatusOptions>();
   CLI::App* status = sync->add_subcommand(
@@ -297,10 +382,18 @@ void RegisterSync(CLI::App& app) {
     }
     throw CLI::RuntimeError(0);
   });
-  pg->callback([flags, &app] {
+  pg->callback([flags, pg, &app] {
     InitLogging(app.count("--verbose") > 0 ? LogLevel::kDebug : LogLevel::kWarn);
-    Status st = Run(*flags);
+    Status st = ApplyPipelineFile(*pg, flags.get());
+    if (st.ok()) st = Run(*flags);
     if (!st.ok()) {
+      if (flags->log_format == "json") {
+        std::cerr << RenderLogJson("error", "tide sync postgres: " + st.ToString(),
+                                   std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       std::chrono::system_clock::now().time_since_epoch())
+                                       .count()) << std::endl;
+        throw CLI::RuntimeError(1);
+      }
       std::cerr << "tide sync postgres: " << st.ToString() << std::endl;
       throw CLI::RuntimeError(1);
     }
