@@ -4,12 +4,12 @@
 #      the latest state, time travel, a primary-key table merged on read.
 #   2. A local PostgreSQL 15 that the demo starts (initdb in a temporary folder, wal_level=logical, a
 #      free port on 127.0.0.1) with the field report's `orders` table (200,000 rows) and a `carts`
-#      table; `tide sync postgres` copies them into the field report's layout (orders partitioned by a
+#      table; `tide doctor` checks the server; `tide sync postgres` copies them into the field report's layout (orders partitioned by a
 #      day `dt` computed from update_time, primary key order_id, so updates move rows between days) and
 #      then follows a live workload of inserts, updates and deletes, an ADD COLUMN and a TRUNCATE; the
 #      demo runs the field report's checks (row counts, key range and distinct keys, an UPDATE visible
-#      in `tide sql` within a second), stops the sync with SIGTERM and checks the lake row for row
-#      against PostgreSQL.
+#      in `tide sql` within a second), stops the sync with SIGTERM, runs `tide verify` and checks the
+#      lake row for row against PostgreSQL.
 # Everything is removed on exit unless TIDE_DEMO_KEEP=1.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -80,6 +80,8 @@ echo "orders: $(psql_q -tAc "SELECT count(*) FROM orders") rows, carts: $(psql_q
 # update_time. An UPDATE moves an order to the day of its update_time (Paimon's cross-partition update
 # mode); the computed column applies to the tables that have update_time (orders, not carts).
 wh="$work/lake"
+printf '\n$ tide doctor --postgres "%s" --tables public.orders,public.carts\n' "$conn"
+"$tide" doctor --postgres "$conn" --tables public.orders,public.carts | sed 's/^/  /'
 printf '\n$ tide sync postgres --warehouse %s --database shop --postgres "%s" \\\n    --tables public.orders,public.carts --computed-column "dt=date_format(update_time, yyyy-MM-dd)" --partition-keys dt &\n' "$wh" "$conn"
 "$tide" sync postgres --warehouse "$wh" --database shop --postgres "$conn" --tables public.orders,public.carts \
   --computed-column "dt=date_format(update_time, yyyy-MM-dd)" --partition-keys dt 2> >(sed -u 's/^/  | /' >&2) &
@@ -148,6 +150,8 @@ psql_q -A -F, -P footer=off -c "SELECT order_id, user_id, amount, status,
   >"$work/lake.csv"
 psql_q -A -F, -P footer=off -c "SELECT cart_id, user_id, items FROM carts ORDER BY cart_id" >>"$work/pg.csv"
 "$tide" sql --warehouse "$wh" --format csv "SELECT cart_id, user_id, items FROM shop.carts ORDER BY cart_id" >>"$work/lake.csv"
+printf '\n$ tide verify --warehouse %s --database shop --postgres "%s" --tables public.orders,public.carts\n' "$wh" "$conn"
+"$tide" verify --warehouse "$wh" --database shop --postgres "$conn" --tables public.orders,public.carts | sed 's/^/  /'
 if diff -q "$work/pg.csv" "$work/lake.csv" >/dev/null; then
   echo "OK: $(($(wc -l <"$work/pg.csv") - 2)) rows (orders with their day partition, and carts) equal in PostgreSQL and in the lake"
 else
