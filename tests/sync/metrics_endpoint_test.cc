@@ -185,6 +185,11 @@ TEST_F(MetricsEndpointTest, PrometheusParserReadsWhatTheSyncDid) {
   EXPECT_EQ(SampleValue(m, "tide_sync_table_phase", {{"table", "public.orders"}, {"phase", "copying"}}), 0.0);
   EXPECT_GE(SampleValue(m, "tide_sync_table_commits_total", orders).value_or(0), 2.0) << "the copy's and the update's";
   EXPECT_GE(SampleValue(m, "tide_sync_commits_total").value_or(0), 1.0);
+  // The writer's files: the copy and the update each left at least one data file in orders' bucket.
+  EXPECT_GE(SampleValue(m, "tide_sync_data_files", orders).value_or(0), 1.0);
+  EXPECT_GE(SampleValue(m, "tide_sync_max_files_per_bucket", orders).value_or(0), 1.0);
+  EXPECT_GE(SampleValue(m, "tide_sync_max_sorted_runs_per_bucket", orders).value_or(0), 1.0);
+  EXPECT_EQ(SampleValue(m, "tide_sync_write_buffer_bytes", orders), 0.0) << "a commit leaves nothing buffered";
   EXPECT_GE(SampleValue(m, "tide_sync_transactions_total").value_or(0), 2.0);
   EXPECT_EQ(SampleValue(m, "tide_sync_up"), 1.0);
   EXPECT_EQ(SampleValue(m, "tide_sync_info", {{"slot", slot()}}), 1.0);

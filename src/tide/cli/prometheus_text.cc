@@ -144,6 +144,19 @@ std::string RenderPrometheusText(const SyncProgressSnapshot& p, int64_t now_unix
   for (const TableProgress& t : p.tables) {
     w.Sample("tide_sync_changes_streamed_total", TableLabels(t), t.changes_streamed);
   }
+  w.Family("tide_sync_write_buffer_bytes", "gauge",
+           "Bytes of rows the lake table's writer buffered in memory after its last commit");
+  for (const TableProgress& t : p.tables) w.Sample("tide_sync_write_buffer_bytes", TableLabels(t), t.write_buffer_bytes);
+  w.Family("tide_sync_data_files", "gauge",
+           "Data files of the buckets the lake table's writer holds (its LSM levels), after its last commit");
+  for (const TableProgress& t : p.tables) w.Sample("tide_sync_data_files", TableLabels(t), t.data_files);
+  w.Family("tide_sync_max_files_per_bucket", "gauge", "The most data files in one bucket of the lake table");
+  for (const TableProgress& t : p.tables) w.Sample("tide_sync_max_files_per_bucket", TableLabels(t), t.max_files_per_bucket);
+  w.Family("tide_sync_max_sorted_runs_per_bucket", "gauge",
+           "The most sorted runs in one bucket of the lake table (compaction keeps it under num-sorted-run.stop-trigger)");
+  for (const TableProgress& t : p.tables) {
+    w.Sample("tide_sync_max_sorted_runs_per_bucket", TableLabels(t), t.max_sorted_runs_per_bucket);
+  }
   w.Family("tide_sync_table_commits_total", "counter", "Lake commits that included the table, in this run");
   for (const TableProgress& t : p.tables) w.Sample("tide_sync_table_commits_total", TableLabels(t), t.commits);
   w.Family("tide_sync_table_committed_lsn", "gauge",

@@ -326,7 +326,10 @@ class Pipeline {
   }
   // After a commit of `sink` at `lsn`: its sources' positions and commit times.
   void PublishCommit(TableSink& sink, Lsn lsn, double duration_ms) {
+    if (!o_.progress) return;
     const int64_t now = NowUnixMs();
+    const int64_t buffered = sink.buffered_bytes();
+    const BucketFileCounts files = sink.file_counts();
     Publish([&](SyncProgressSnapshot& p) {
       for (const std::string& source : sink.sources()) {
         TableProgress& t = SyncProgress::TableOf(p, source, sink.table_name());
@@ -334,6 +337,10 @@ class Pipeline {
         ++t.commits;
         t.last_commit_unix_ms = now;
         t.last_commit_duration_ms = duration_ms;
+        t.write_buffer_bytes = buffered;
+        t.data_files = files.files;
+        t.max_files_per_bucket = files.max_files;
+        t.max_sorted_runs_per_bucket = files.max_sorted_runs;
       }
       p.last_commit_unix_ms = now;
       p.commit_duration.Observe(duration_ms / 1000);

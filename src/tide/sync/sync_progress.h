@@ -58,6 +58,12 @@ struct TableProgress {
   Lsn committed_lsn = kInvalidLsn;  // the source position the lake table holds, durably
   int64_t last_commit_unix_ms = 0;  // wall-clock time of its last commit (0: none this run)
   double last_commit_duration_ms = 0;  // how long that commit took (prepare + commit)
+  // The lake table's writer after its last commit: rows it buffers (bytes), and the data files of the
+  // buckets it compacts (in all, and the most in one bucket, with that bucket's sorted runs).
+  int64_t write_buffer_bytes = 0;
+  int64_t data_files = 0;
+  int64_t max_files_per_bucket = 0;
+  int64_t max_sorted_runs_per_bucket = 0;
 };
 
 struct SyncProgressSnapshot {

@@ -559,6 +559,9 @@ Result<Row> TableSink::ToTarget(const SourceRelationPtr& relation, Row source, i
   return row;
 }
 
+int64_t TableSink::buffered_bytes() const { return write_ ? write_->buffered_bytes() : 0; }
+BucketFileCounts TableSink::file_counts() const { return write_ ? write_->FileCounts() : BucketFileCounts{}; }
+
 Status TableSink::EncodeKey(const Row& row) {
   Status s = key_writer_->WriteProjected(row, key_columns_, &key_scratch_);
   if (!s.ok()) return Fail(s.WithContext("table " + table_name_ + ", primary key"));

@@ -112,6 +112,9 @@ class TableSink {
   // Whether changes wait for a commit.
   bool pending() const { return pending_; }
   int64_t rows_written() const { return rows_written_; }
+  // The writer's buffered bytes and the files of its buckets (TableWrite::FileCounts).
+  int64_t buffered_bytes() const;
+  BucketFileCounts file_counts() const;
 
   // Checks that rows of `relation` fit the target: every source column is a target column of the same
   // type (nullability aside). InvalidArgument naming the column and the difference otherwise.

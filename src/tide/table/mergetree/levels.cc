@@ -152,6 +152,12 @@ std::vector<DataFileMeta> Levels::AllFiles() const {
   return files;
 }
 
+size_t Levels::FileCount() const {
+  size_t n = level0_.size();
+  for (const auto& run : levels_) n += run.files.size();
+  return n;
+}
+
 int64_t Levels::TotalFileSize() const {
   int64_t total = 0;
   for (const auto& f : level0_) total += f.meta.file_size;

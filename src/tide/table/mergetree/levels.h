@@ -65,6 +65,7 @@ class Levels {
   int32_t NonEmptyHighestLevel() const;
   size_t Level0Count() const { return level0_.size(); }
   std::vector<DataFileMeta> AllFiles() const;
+  size_t FileCount() const;
   int64_t TotalFileSize() const;
 
  private:

@@ -877,6 +877,20 @@ Status TableWrite::AddFlushedFiles(BucketWriter* w, FlushedFiles files) {
   return Status::OK();
 }
 
+BucketFileCounts TableWrite::FileCounts() const {
+  BucketFileCounts counts;
+  for (const auto& [key, w] : writers_) {
+    if (!w->compact) continue;
+    const Levels& levels = w->compact->levels();
+    const auto files = static_cast<int64_t>(levels.FileCount());
+    ++counts.buckets;
+    counts.files += files;
+    counts.max_files = std::max(counts.max_files, files);
+    counts.max_sorted_runs = std::max(counts.max_sorted_runs, static_cast<int64_t>(levels.NumberOfSortedRuns()));
+  }
+  return counts;
+}
+
 bool TableWrite::ParallelFlushes() const {
   // Buffers of a deduplicate or append table drain independently; other merge engines share state
   // between buffers (the aggregation's accumulators).

@@ -100,6 +100,14 @@ struct TableWriteConfig {
   size_t key_index_memory = KeyIndex::kDefaultMemoryBudget;
 };
 
+// The data files of the buckets a writer compacts (their levels), as of its last flush or commit.
+struct BucketFileCounts {
+  int64_t buckets = 0;
+  int64_t files = 0;
+  int64_t max_files = 0;        // in one bucket
+  int64_t max_sorted_runs = 0;  // in one bucket
+};
+
 struct TableWriteMetrics {
   int64_t rows_written = 0;   // rows accepted by Write (after ignore-delete)
   int64_t rows_dropped = 0;   // -U/-D rows dropped by ignore-delete
@@ -154,6 +162,8 @@ class TableWrite {
   const std::string& table_path() const { return table_path_; }
   int64_t buffered_bytes() const { return memory_->used(); }
   int64_t write_buffer_size() const { return memory_->budget(); }
+  // The files of the buckets it compacts.
+  BucketFileCounts FileCounts() const;
   const TableWriteMetrics& metrics() const { return metrics_; }
 
  private:
