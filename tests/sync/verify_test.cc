@@ -203,6 +203,39 @@ TEST_F(VerifyTest, NamesEachKeyChangedBehindTheSyncsBack) {
   EXPECT_EQ(out2.find("accounts"), std::string::npos) << out2;
 }
 
+// --into: shards merged into one lake table, each compared with its own rows there (table_name), so a
+// key that repeats across shards is told apart, and a change in one shard is named with its shard.
+TEST_F(VerifyTest, ComparesEachShardOfAnIntoTable) {
+  for (const char* t : {"shard_1", "shard_2"}) {
+    Sql(std::string("CREATE TABLE ") + t + " (id bigint PRIMARY KEY, note text)", db_);
+    Sql(std::string("INSERT INTO ") + t + " SELECT g, '" + t + "' || g FROM generate_series(1, 300) g", db_);
+  }
+  {
+    PostgresSyncOptions o = Options("public.shard_\\d+");
+    o.selection = TableSelection::Parse("public.shard_\\d+", "", "", "", "shards").value();
+    o.metadata_columns = {MetadataColumn::kTableName};
+    SyncThread sync(o);
+    ASSERT_TRUE(WaitEqual(warehouse_ + "/shop.db/shards",
+                          "SELECT concat_ws('|', id::text, note, 'shard_1') FROM shard_1 UNION ALL "
+                          "SELECT concat_ws('|', id::text, note, 'shard_2') FROM shard_2",
+                          db_))
+        << StopReason(sync);
+    ASSERT_TRUE(sync.Stop().ok());
+  }
+  std::vector<std::string> args = VerifyArgs("public.shard_\\d+");
+  args.insert(args.end(), {"--into", "shards"});
+  auto [code, out] = RunTideStdout(args);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("OK   public.shard_1 -> shop.shards: match"), std::string::npos) << out;
+  EXPECT_NE(out.find("OK   public.shard_2 -> shop.shards: match"), std::string::npos) << out;
+  Sql("UPDATE shard_2 SET note = 'changed' WHERE id = 7", db_);
+  auto [code2, out2] = RunTideStdout(args);
+  EXPECT_EQ(code2, 1) << out2;
+  EXPECT_NE(out2.find("OK   public.shard_1 -> shop.shards: match"), std::string::npos) << out2;
+  EXPECT_NE(out2.find("FAIL public.shard_2 -> shop.shards: differs"), std::string::npos) << out2;
+  EXPECT_NE(out2.find("key id=7: differs in note\n"), std::string::npos) << out2;
+}
+
 TEST_F(VerifyTest, FindsAConsistentPointWhileTheSyncRunsUnderALiveWriter) {
   CreateShop();
   SyncThread sync(ShopOptions());

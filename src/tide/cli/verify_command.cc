@@ -52,6 +52,8 @@ void RegisterVerify(CLI::App& app) {
   cmd->add_option("--excluding-tables", o.excluding_tables, "the sync's --excluding-tables");
   cmd->add_option("--table-prefix", o.table_prefix, "the sync's --table-prefix");
   cmd->add_option("--table-suffix", o.table_suffix, "the sync's --table-suffix");
+  cmd->add_option("--into", o.into,
+                  "the sync's --into [DB.]T: each selected table is compared with its rows there (table_name)");
   cmd->add_option("--slot", o.slot, "the sync's replication slot (default: the one the lake's commits name)");
   cmd->add_option("--timeout", flags->timeout, "how long to wait for the lake to reach PostgreSQL (default 60s)");
   cmd->add_option("--max-keys", o.max_keys, "differing keys listed per table (default 10)");

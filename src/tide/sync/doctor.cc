@@ -459,8 +459,9 @@ class Doctor {
                       max, slots_in_use_, o_.slot.empty() ? "Tide's slot" : "slot " + o_.slot),
           fix);
     } else {
+      const std::string slot = o_.slot.empty() ? "Tide's slot" : "slot " + o_.slot;
       Add(DoctorOutcome::kOk, fmt::format("max_replication_slots = {}, {} in use: room for {}{} and a temporary copy slot",
-                                          max, slots_in_use_, exists ? "" : "a new slot ", o_.slot.empty() ? "" : o_.slot));
+                                          max, slots_in_use_, exists ? "" : "a new ", slot));
     }
     return Status::OK();
   }

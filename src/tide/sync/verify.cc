@@ -21,6 +21,7 @@
 #include "tide/postgres/replication_slot.h"
 #include "tide/sql/lake_connection.h"
 #include "tide/sync/canonical_value_sql.h"
+#include "tide/sync/metadata_column.h"
 #include "tide/sync/table_selection.h"
 #include "tide/table/schema/schema_manager.h"
 #include "tide/table/snapshot/snapshot_manager.h"
@@ -195,17 +196,33 @@ struct TablePlan {
   bool keyed = false;
   SideSql postgres;
   SideSql lake;  // `from` set per snapshot
+  std::string lake_filter;  // a WHERE on the lake rows of this source (a shard of an --into table)
   std::vector<std::string> notes;
   std::optional<VerifyCheck> columns_check;  // PostgreSQL columns the lake lacks
 };
 
+// `shard`: the source is one of several in the lake table (--into); its rows there are those whose
+// `table_name` metadata column holds its name.
 Result<TablePlan> PlanTable(PgConnection& conn, PgTypeRegistry* types, FileSystem* fs, const PgTableName& source,
-                            const std::string& lake_name, const std::string& lake_path) {
+                            const std::string& lake_name, const std::string& lake_path, bool shard) {
   TablePlan plan;
   plan.source = source;
   plan.lake_name = lake_name;
   plan.lake_path = lake_path;
   TIDE_ASSIGN_OR_RETURN(TableSchema schema, SchemaManager(fs, lake_path).Latest());
+  if (shard) {
+    auto is_table_name = [](const DataField& f) {
+      return f.description && *f.description == "metadata: " + std::string(MetadataColumnName(MetadataColumn::kTableName));
+    };
+    auto field = std::find_if(schema.fields.begin(), schema.fields.end(), is_table_name);
+    if (field == schema.fields.end()) {
+      return Status::InvalidArgument(
+          "lake table {} has no table_name metadata column, so the rows of {} cannot be told from those of the other "
+          "tables merged into it; is --into the sync's?",
+          lake_name, source.ToString());
+    }
+    plan.lake_filter = fmt::format(" WHERE {} = {}", QuoteSqlIdentifier(field->name), QuoteSqlString(source.name));
+  }
   const std::string regclass = SqlQuoteLiteral(source.Quoted()) + "::regclass";
   TIDE_ASSIGN_OR_RETURN(
       Rows cols, PgRows(conn, "SELECT a.attname, a.atttypid::text, a.atttypmod::text, "
@@ -532,7 +549,10 @@ class TableVerifier {
   }
 
   std::string LakeFrom(const LakeVersion& v) const {
-    return fmt::format("paimon_scan({}, snapshot_id => {})", QuoteSqlString(plan_.lake_name), v.snapshot_id);
+    const std::string scan =
+        fmt::format("paimon_scan({}, snapshot_id => {})", QuoteSqlString(plan_.lake_name), v.snapshot_id);
+    if (plan_.lake_filter.empty()) return scan;
+    return fmt::format("(SELECT * FROM {}{}) AS tide_shard", scan, plan_.lake_filter);
   }
 
   Result<Rows> LakeQuery(const LakeVersion& v, const std::function<std::string(const SideSql&)>& make) {
@@ -709,7 +729,7 @@ std::string VerifyReport::ToString() const {
 Result<VerifyReport> Verify(const VerifyOptions& options) {
   TIDE_ASSIGN_OR_RETURN(TableSelection selection,
                         TableSelection::Parse(options.tables, options.excluding_tables, options.table_prefix,
-                                              options.table_suffix, ""));
+                                              options.table_suffix, options.into));
   TIDE_ASSIGN_OR_RETURN(auto conn, PgConnection::Connect(options.conninfo, PgSessionKind::kSql, kPgTextSessionOptions));
   TIDE_ASSIGN_OR_RETURN(
       Rows candidates_rows,
@@ -725,7 +745,7 @@ Result<VerifyReport> Verify(const VerifyOptions& options) {
   TIDE_ASSIGN_OR_RETURN(auto lake, LakeConnection::OpenWarehouse(fs, options.warehouse));
   PgTypeRegistry types;
   VerifyReport report;
-  const std::string database = ToLower(options.database);
+  const std::string database = ToLower(selection.into_database().value_or(options.database));
   for (const PgTableName& source : selected) {
     TableIdentifier id{database, selection.TargetName(source)};
     const std::string path = catalog->TablePath(id);
@@ -738,7 +758,8 @@ Result<VerifyReport> Verify(const VerifyOptions& options) {
     if (options.on_progress) options.on_progress(fmt::format("verifying {} against {}", source.ToString(), id.ToString()));
     // A table that cannot be compared fails alone: the others are still compared and reported.
     Result<TableVerifyReport> table = [&]() -> Result<TableVerifyReport> {
-      TIDE_ASSIGN_OR_RETURN(TablePlan plan, PlanTable(*conn, &types, fs, source, id.ToString(), path));
+      TIDE_ASSIGN_OR_RETURN(TablePlan plan,
+                            PlanTable(*conn, &types, fs, source, id.ToString(), path, selection.has_into()));
       TableVerifier verifier(options, fs, conn.get(), lake.get(), std::move(plan));
       return verifier.Run();
     }();

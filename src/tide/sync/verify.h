@@ -59,6 +59,9 @@ struct VerifyOptions {
   std::string excluding_tables;
   std::string table_prefix;
   std::string table_suffix;
+  // The sync's --into [DB.]T: every selected table is one shard of that lake table, compared with the
+  // lake rows whose `table_name` metadata column names it.
+  std::string into;
   // The sync's slot; empty: the commit user of the lake table's sync snapshots (`tide-sync-<slot>`).
   std::string slot;
   std::chrono::milliseconds timeout{60000};  // how long to wait for the lake to reach PostgreSQL
