@@ -214,6 +214,22 @@ TEST_F(MetricsEndpointTest, PrometheusParserReadsWhatTheSyncDid) {
   EXPECT_GE(fresh.value_or(0), 1.0);
   EXPECT_GE(SampleValue(m, "tide_sync_last_freshness_seconds").value_or(-1), 0.0);
   EXPECT_EQ(m["text"].get<std::string>().find(kPassword), std::string::npos) << "the conninfo's password leaked";
+
+  // A lost replication connection is counted as an error of its kind once the sync made it again.
+  EXPECT_EQ(SampleValue(m, "tide_sync_errors_total", {{"kind", "connection_lost"}}), 0.0);
+  ASSERT_TRUE(
+      Server().Exec("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '" + slot() + "'")
+          .ok());
+  bool counted = false;
+  for (int i = 0; i < 100 && !counted; ++i) {
+    Sql("UPDATE orders SET note = 'after " + std::to_string(i) + "' WHERE id = 1", db_);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    counted = SampleValue(ReadWithPython("metrics", url + "/metrics"), "tide_sync_errors_total",
+                          {{"kind", "connection_lost"}})
+                  .value_or(0) >= 1.0;
+  }
+  EXPECT_TRUE(counted) << ReadText(stderr_path_);
+  ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_)) << ReadText(stderr_path_);
 }
 
 TEST_F(MetricsEndpointTest, StatusPageInChromiumShowsTheTablesAndTheNumbersOfMetrics) {

@@ -198,7 +198,10 @@ std::string RenderPrometheusText(const SyncProgressSnapshot& p, int64_t now_unix
   w.Histogram("tide_sync_freshness_seconds", {}, p.freshness);
   w.Family("tide_sync_last_freshness_seconds", "gauge", "Freshness of the last commit round (-1: none yet)");
   w.Sample("tide_sync_last_freshness_seconds", {}, p.last_freshness_seconds);
-  w.Family("tide_sync_errors_total", "counter", "Errors that stopped the sync, by kind");
+  w.Family("tide_sync_errors_total", "counter",
+           "Errors by kind: replication connections lost (and made again, kind=\"connection_lost\"), and the error "
+           "that stopped the sync (kind: its status code)");
+  w.Sample("tide_sync_errors_total", {{"kind", "connection_lost"}}, p.reconnects);
   if (!p.last_error_kind.empty()) w.Sample("tide_sync_errors_total", {{"kind", p.last_error_kind}}, 1);
   return w.Take();
 }

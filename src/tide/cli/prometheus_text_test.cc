@@ -95,6 +95,7 @@ TEST(PrometheusTextTest, EveryFamilyHasHelpAndTypeBeforeItsSamples) {
   SyncProgressSnapshot p = OneTable();
   p.last_error = "Unavailable: server closed the connection";
   p.last_error_kind = "Unavailable";
+  p.reconnects = 2;
   const std::string text = RenderPrometheusText(p, p.started_unix_ms);
   std::string help, type;
   for (const std::string& line : Lines(text)) {
@@ -110,6 +111,7 @@ TEST(PrometheusTextTest, EveryFamilyHasHelpAndTypeBeforeItsSamples) {
   }
   EXPECT_TRUE(HasLine(text, "tide_sync_up 0")) << text;
   EXPECT_TRUE(HasLine(text, "tide_sync_errors_total{kind=\"Unavailable\"} 1")) << text;
+  EXPECT_TRUE(HasLine(text, "tide_sync_errors_total{kind=\"connection_lost\"} 2")) << text;
   EXPECT_TRUE(HasLine(text, "tide_sync_table_phase{table=\"public.orders\",target=\"shop.orders\",phase=\"copying\"} 1"));
   EXPECT_TRUE(HasLine(text, "tide_sync_table_phase{table=\"public.orders\",target=\"shop.orders\",phase=\"waiting\"} 0"));
   EXPECT_TRUE(HasLine(text, "tide_sync_rows_estimate{table=\"public.orders\",target=\"shop.orders\"} 1000"));

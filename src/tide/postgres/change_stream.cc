@@ -481,6 +481,7 @@ Result<std::optional<ChangeEvent>> ChangeStream::NextEvent(std::chrono::millisec
     TIDE_ASSIGN_OR_RETURN(auto event, replication_->Next(left));
     if (!event) return std::optional<ChangeEvent>();
     if (event->kind == ReplicationEvent::Kind::kReconnected) {
+      ++stats_.reconnects;
       OnReconnected();
       continue;
     }

@@ -58,6 +58,7 @@ struct ChangeStreamStats {
   uint64_t transactions = 0;          // delivered (Begin..Commit emitted)
   uint64_t changes = 0;               // RowChange events delivered
   uint64_t skipped_transactions = 0;  // resent after a reconnect and dropped
+  uint64_t reconnects = 0;            // connections lost and made again
   uint64_t messages = 0;              // pgoutput messages decoded
   uint64_t bytes = 0;                 // pgoutput payload bytes
 };

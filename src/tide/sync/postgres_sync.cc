@@ -699,6 +699,7 @@ class Pipeline {
         ++stats_->transactions;
         Publish([&](SyncProgressSnapshot& p) {
           ++p.transactions;
+          p.reconnects = static_cast<int64_t>(stream->stats().reconnects);
           p.received_lsn = last_end_lsn;
           p.received_commit_unix_us = commit->txn.commit_time_micros;
           if (p.pending_since_unix_us == 0) p.pending_since_unix_us = commit->txn.commit_time_micros;

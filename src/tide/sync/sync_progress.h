@@ -77,6 +77,7 @@ struct SyncProgressSnapshot {
   Lsn received_lsn = kInvalidLsn;      // end of the last source transaction read
   Lsn acknowledged_lsn = kInvalidLsn;  // the flush position last reported to PostgreSQL
   int64_t last_commit_unix_ms = 0;
+  int64_t reconnects = 0;  // replication connections lost and made again (this run)
   std::string last_error;  // the error that stopped the sync, if it did (no secrets: conninfo is redacted)
   std::string last_error_kind;  // its StatusCode name (e.g. "Unavailable")
 
