@@ -281,14 +281,25 @@ Status Resync(const ResyncFlags& flags) {
   for (const PgTableName& source : sources) options.target_names[source] = table;
   options.resync = sources;
   options.copy_only = true;
-  options.on_progress = [](const std::string& line) { std::cerr << "tide sync: " << line << std::endl; };
-  PostgresSync sync(std::move(options));
-  Status st = RunUntilSignalled(sync);
+  // The copy's bars on a terminal, plain lines otherwise, as the sync shows them.
+  auto progress = std::make_shared<SyncProgress>();
+  options.progress = progress;
+  ProgressDisplay display(progress, ProgressDisplay::FormFor(false));
+  Status st;
+  int64_t copied_rows = 0;
+  {
+    DisplayLogger logger(display);
+    options.on_progress = [&display](const std::string& line) { display.Print("info", line); };
+    PostgresSync sync(std::move(options));
+    st = RunUntilSignalled(sync);
+    copied_rows = sync.stats().copied_rows;
+  }
+  display.Stop();
   if (st.ok()) {
     std::vector<std::string> names;
     for (const PgTableName& source : sources) names.push_back(source.ToString());
-    std::cerr << "tide sync: " << Join(names, ", ") << " copied again into " << id.ToString() << " ("
-              << sync.stats().copied_rows << " rows); the sync continues from there when it starts" << std::endl;
+    display.Print("info", fmt::format("{} copied again into {} ({} rows); the sync continues from there when it starts",
+                                      Join(names, ", "), id.ToString(), copied_rows));
   }
   return st;
 }
