@@ -238,12 +238,12 @@ Result<ParquetWriteResult> ParquetFileWriter::Finish() {
     fs->DeleteFile(temp).IgnoreError();
     return synced;
   }
+  // The local file system's rename makes the new name durable (it fsyncs the folder).
   Status renamed = fs->RenameNoReplace(temp, path_);
   if (!renamed.ok()) {
     fs->DeleteFile(temp).IgnoreError();
     return renamed;
   }
-  if (!dir.empty()) TIDE_RETURN_IF_ERROR(FsyncPath(dir, true));
   TIDE_ASSIGN_OR_RETURN(FileInfo info, fs->Stat(path_));
   return ParquetWriteResult{path_, row_count_, static_cast<int64_t>(info.size)};
 }
@@ -270,12 +270,12 @@ Result<ParquetWriteResult> ParquetFileWriter::FinishEncoded() {
     fs->DeleteFile(temp).IgnoreError();
     return written.WithContext("writing Parquet file " + path_);
   }
+  // The local file system's rename makes the new name durable (it fsyncs the folder).
   Status renamed = fs->RenameNoReplace(temp, path_);
   if (!renamed.ok()) {
     fs->DeleteFile(temp).IgnoreError();
     return renamed;
   }
-  if (!dir.empty()) TIDE_RETURN_IF_ERROR(FsyncPath(dir, true));
   return ParquetWriteResult{path_, row_count_, static_cast<int64_t>(bytes.size())};
 }
 

@@ -777,6 +777,14 @@ Result<std::vector<DataFileMeta>> TableWrite::CopyAsChangelog(BucketWriter* w, c
     }
     copies.push_back(std::move(copy));
   }
+  // The copies' names must be as durable as their bytes before a snapshot lists them.
+  if (!copies.empty()) {
+    Status synced = SyncLocalDirectory(w->paths.bucket_dir());
+    if (!synced.ok()) {
+      remove_copies();
+      return synced;
+    }
+  }
   return copies;
 }
 
