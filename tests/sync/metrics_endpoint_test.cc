@@ -32,18 +32,6 @@ constexpr const char* kPassword = "Metr1csNeverShowThis";
 constexpr const char* kOrdersSelect = "SELECT concat_ws('|', id, amount, note) FROM orders";
 constexpr const char* kEventsSelect = "SELECT concat_ws('|', id, payload) FROM events";
 
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
 // Runs `command` in the shell; its exit code and stdout.
 std::pair<int, std::string> Shell(const std::string& command) {
   FILE* pipe = ::popen(command.c_str(), "r");

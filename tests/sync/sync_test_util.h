@@ -185,6 +185,19 @@ inline void KillNow(pid_t pid) {
   ::waitpid(pid, nullptr, 0);
 }
 
+// `s` quoted for sh: in single quotes, each single quote closed, escaped and reopened.
+inline std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
 // Runs the tide binary with `args` to completion; returns its exit code and what it printed on stderr.
 inline std::pair<int, std::string> RunTide(const std::vector<std::string>& args, const std::string& scratch_dir) {
   const std::string err_path = scratch_dir + "/tide.stderr";

@@ -30,18 +30,6 @@ namespace {
 
 using namespace sync_testing;
 
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
-
 // Runs the tide binary; returns its exit code and its stdout (stderr goes to the test's log).
 std::pair<int, std::string> RunTideStdout(const std::vector<std::string>& args) {
   std::string cmd = ShellQuote(testing::BuildDir() + "/tide");
