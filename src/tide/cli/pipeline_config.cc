@@ -106,6 +106,14 @@ class SectionReader {
       if (!seen.insert(name).second) {
         return Status::InvalidArgument("{}: {}.{} appears twice", Where(file_, entry.first), key, name);
       }
+      // Table options are stored in the lake's schema files, readable by every reader of the table:
+      // nothing read from the environment (a secret, as often as not) may go there.
+      if (entry.second.IsScalar() && entry.second.Scalar().find("${") != std::string::npos) {
+        return Status::InvalidArgument(
+            "{}: {}.{}: ${{...}} is not read from the environment in table options, which the lake's schema files "
+            "keep for every reader of the table; write the value itself",
+            Where(file_, entry.second), key, name);
+      }
       TIDE_ASSIGN_OR_RETURN(std::string value, String(entry.second, key + "." + name));
       out.push_back(name + "=" + value);
     }

@@ -139,6 +139,14 @@ TEST(PipelineConfigTest, UnsetVariableIsAnErrorNamingIt) {
   EXPECT_EQ(e.find("hunter2"), std::string::npos) << e;
 }
 
+// Table options end up in the lake's schema files: no environment variable (a secret, often) goes there.
+TEST(PipelineConfigTest, TableOptionsTakeNoEnvironmentVariables) {
+  std::string e = ErrorOf("sink:\n  table-conf:\n    fs.s3.secret-key: \"${HOME}\"\n");
+  EXPECT_NE(e.find("pipeline.yaml:3"), std::string::npos) << e;
+  EXPECT_NE(e.find("table-conf.fs.s3.secret-key"), std::string::npos) << e;
+  EXPECT_NE(e.find("not read from the environment in table options"), std::string::npos) << e;
+}
+
 TEST(PipelineConfigTest, BadYamlNamesTheLine) {
   std::string e = ErrorOf("source:\n  slot: [a, b\n");
   EXPECT_NE(e.find("not valid YAML"), std::string::npos) << e;
