@@ -1,8 +1,11 @@
 #include "tide/base/strings.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <ctime>
 
 namespace tide {
 
@@ -116,6 +119,14 @@ Result<int64_t> ParseInt64(std::string_view s, std::string_view what) {
     return Status::InvalidArgument("{}: '{}' is not a 64-bit integer", what, s);
   }
   return v;
+}
+
+std::string FormatMillisUtc(int64_t millis) {
+  time_t seconds = static_cast<time_t>(millis / 1000);
+  struct tm tm {};
+  gmtime_r(&seconds, &tm);
+  return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:03} UTC", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                     tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(millis % 1000));
 }
 
 }  // namespace tide

@@ -38,6 +38,9 @@ std::string Join(const Range& parts, std::string_view sep) {
 // Parses a whole decimal integer; fails (naming `what`) on anything else, including overflow.
 Result<int64_t> ParseInt64(std::string_view s, std::string_view what);
 
+// Milliseconds since 1970-01-01 UTC as "YYYY-MM-DD HH:MM:SS.mmm UTC".
+std::string FormatMillisUtc(int64_t millis);
+
 // A duration as Java's TimeUtils.parseDuration writes it, in milliseconds: a number and a unit (ms,
 // s, min, h, d and their long names; blanks allowed; no unit: milliseconds). Fails naming `what`.
 Result<int64_t> ParseDurationMillis(std::string_view text, std::string_view what);

@@ -45,14 +45,6 @@ Result<std::pair<std::string, std::string>> SplitAssignment(const std::string& t
                         std::string(Trim(std::string_view(text).substr(eq + 1))));
 }
 
-std::string FormatMillisUtc(int64_t millis) {
-  time_t seconds = static_cast<time_t>(millis / 1000);
-  struct tm tm {};
-  gmtime_r(&seconds, &tm);
-  return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:03} UTC", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                     tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(millis % 1000));
-}
-
 Result<std::unique_ptr<Catalog>> OpenCatalog(const std::string& warehouse) {
   return Catalog::Open(FileSystem::Local(), warehouse);
 }

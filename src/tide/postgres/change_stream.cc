@@ -164,16 +164,9 @@ Status ChangeStream::CheckPublishedTypes() {
 }
 
 Status ChangeStream::ResolveTypes(const PgRelation& relation) {
-  std::vector<PgOid> unknown = types_.UnresolvedTypeOids(relation);
-  if (unknown.empty()) return Status::OK();
+  if (types_.UnresolvedTypeOids(relation).empty()) return Status::OK();
   TIDE_RETURN_IF_ERROR(ConnectCatalog());
-  TIDE_ASSIGN_OR_RETURN(PgResult rows, catalog_conn_->Query(PgTypeCatalogQuery(unknown)));
-  for (int r = 0; r < rows.rows(); ++r) {
-    std::vector<std::string> fields;
-    for (int c = 0; c < rows.columns(); ++c) fields.emplace_back(rows.Value(r, c));
-    TIDE_RETURN_IF_ERROR(types_.AddFromCatalogRow(fields));
-  }
-  return Status::OK();
+  return ResolveRelationTypes(*catalog_conn_, relation, &types_);
 }
 
 uint32_t ChangeStream::VersionFor(PgOid oid, std::optional<PgXid> top_xid) const {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "tide/base/strings.h"
+#include "tide/postgres/pg_connection.h"
 
 namespace tide {
 namespace {
@@ -272,6 +273,18 @@ std::optional<int> DecodeTimePrecisionTypmod(PgOid base_oid, int32_t type_modifi
     return precision;
   }
   return type_modifier;
+}
+
+Status ResolveRelationTypes(PgConnection& conn, const PgRelation& relation, PgTypeRegistry* types) {
+  std::vector<PgOid> unknown = types->UnresolvedTypeOids(relation);
+  if (unknown.empty()) return Status::OK();
+  TIDE_ASSIGN_OR_RETURN(PgResult rows, conn.Query(PgTypeCatalogQuery(unknown)));
+  for (int r = 0; r < rows.rows(); ++r) {
+    std::vector<std::string> fields;
+    for (int c = 0; c < rows.columns(); ++c) fields.emplace_back(rows.Value(r, c));
+    TIDE_RETURN_IF_ERROR(types->AddFromCatalogRow(fields));
+  }
+  return Status::OK();
 }
 
 }  // namespace tide

@@ -167,6 +167,11 @@ class PgTypeRegistry {
 // PgTypeRegistry::AddFromCatalogRow.
 std::string PgTypeCatalogQuery(std::span<const PgOid> oids);
 
+class PgConnection;
+// Looks up on `conn` the types of `relation` that `types` does not know completely
+// (UnresolvedTypeOids, PgTypeCatalogQuery) and registers them.
+Status ResolveRelationTypes(PgConnection& conn, const PgRelation& relation, PgTypeRegistry* types);
+
 // Decodes a column typmod: numeric → precision and scale (scale may be negative or exceed precision
 // since PostgreSQL 15); nullopt without a typmod.
 struct PgNumericTypmod {

@@ -75,15 +75,7 @@ Result<TablePlan> PlanTable(PgConnection& conn, const PgTableName& table, PgType
     rel.columns.push_back(std::move(col));
   }
   if (rel.columns.empty()) return Status::InvalidArgument("table {} has no columns to copy", table.ToString());
-  std::vector<PgOid> unknown = types->UnresolvedTypeOids(rel);
-  if (!unknown.empty()) {
-    TIDE_ASSIGN_OR_RETURN(PgResult rows, conn.Query(PgTypeCatalogQuery(unknown)));
-    for (int r = 0; r < rows.rows(); ++r) {
-      std::vector<std::string> fields;
-      for (int c = 0; c < rows.columns(); ++c) fields.emplace_back(rows.Value(r, c));
-      TIDE_RETURN_IF_ERROR(types->AddFromCatalogRow(fields));
-    }
-  }
+  TIDE_RETURN_IF_ERROR(ResolveRelationTypes(conn, rel, types));
   TIDE_ASSIGN_OR_RETURN(PgRowDecoder decoder, PgRowDecoder::Create(rel, *types));
   std::vector<std::string> select;
   for (size_t i = 0; i < rel.columns.size(); ++i) {

@@ -619,7 +619,7 @@ class Pipeline {
       }
     };
     // Changes of the transaction in flight per source table, published when it commits.
-    std::vector<std::pair<std::string, int64_t>> txn_changes;
+    std::vector<std::pair<PgTableName, int64_t>> txn_changes;
     Status result;
     last_discovery_ = Clock::now();
     while (!(stop_->load() && !in_txn)) {
@@ -662,7 +662,7 @@ class Pipeline {
         touched.insert(sink);
         ++stats_->streamed_changes;
         if (o_.progress) {
-          const std::string source = change->relation->table.ToString();
+          const PgTableName& source = change->relation->table;
           auto it = std::find_if(txn_changes.begin(), txn_changes.end(), [&](const auto& c) { return c.first == source; });
           if (it == txn_changes.end()) {
             txn_changes.emplace_back(source, 1);
@@ -704,7 +704,7 @@ class Pipeline {
           p.received_commit_unix_us = commit->txn.commit_time_micros;
           if (p.pending_since_unix_us == 0) p.pending_since_unix_us = commit->txn.commit_time_micros;
           for (const auto& [source, n] : txn_changes) {
-            SyncProgress::TableOf(p, source, "").changes_streamed += n;
+            SyncProgress::TableOf(p, source.ToString(), "").changes_streamed += n;
             p.streamed_changes += n;
           }
         });

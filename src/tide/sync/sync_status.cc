@@ -17,14 +17,6 @@
 namespace tide {
 namespace {
 
-std::string FormatMillisUtc(int64_t millis) {
-  time_t seconds = static_cast<time_t>(millis / 1000);
-  struct tm tm {};
-  gmtime_r(&seconds, &tm);
-  return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:03} UTC", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                     tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(millis % 1000));
-}
-
 // Whether the initial copy of every source of the table completed (TableSink::HasCopyOf for each).
 bool CopyComplete(const SinkPosition& position) {
   std::vector<std::string> sources = SplitTrimmed(position.source_table, ',');

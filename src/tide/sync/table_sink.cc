@@ -525,6 +525,8 @@ Result<const TableSink::RelationMap*> TableSink::MapOf(const SourceRelationPtr& 
     }
     map.metadata_columns.push_back(idx);
   }
+  map.in_place = map.columns.size() <= schema_.fields.size();
+  for (size_t i = 0; map.in_place && i < map.columns.size(); ++i) map.in_place = map.columns[i] == static_cast<int>(i);
   return &column_maps_.emplace(relation.get(), std::move(map)).first->second;
 }
 
@@ -536,12 +538,8 @@ Result<Row> TableSink::ToTarget(const SourceRelationPtr& relation, Row source, i
     Status s = AppendComputedValues(map->computed, &extended);
     if (!s.ok()) return Fail(s.WithContext("table " + table_name_));
   }
-  // Most often the source's columns (and computed ones) are the target's first columns, in order: the
-  // row is then the source row itself, extended.
-  bool in_place = extended.size() <= schema_.fields.size() && map->columns.size() >= extended.size();
-  for (size_t i = 0; in_place && i < extended.size(); ++i) in_place = map->columns[i] == static_cast<int>(i);
   Row row;
-  if (in_place) {
+  if (map->in_place && extended.size() == map->columns.size()) {
     row = std::move(extended);
     row.resize(schema_.fields.size());
   } else {

@@ -209,6 +209,9 @@ class TableSink {
     std::vector<ComputedColumn> computed;
     std::vector<int> columns;
     std::vector<int> metadata_columns;  // target column of each of metadata_
+    // The source's columns and computed ones are the target's first columns, in order: a row becomes
+    // its target row in place.
+    bool in_place = false;
   };
   Result<const RelationMap*> MapOf(const SourceRelationPtr& relation);
   std::vector<std::string> computed_specs_;

@@ -245,15 +245,7 @@ Result<TablePlan> PlanTable(PgConnection& conn, PgTypeRegistry* types, FileSyste
     if (col.is_key) key_by_position[static_cast<int>(key_position)] = col.name;
     relation.columns.push_back(std::move(col));
   }
-  std::vector<PgOid> unknown = types->UnresolvedTypeOids(relation);
-  if (!unknown.empty()) {
-    TIDE_ASSIGN_OR_RETURN(PgResult rows, conn.Query(PgTypeCatalogQuery(unknown)));
-    for (int r = 0; r < rows.rows(); ++r) {
-      std::vector<std::string> fields;
-      for (int c = 0; c < rows.columns(); ++c) fields.emplace_back(rows.Value(r, c));
-      TIDE_RETURN_IF_ERROR(types->AddFromCatalogRow(fields));
-    }
-  }
+  TIDE_RETURN_IF_ERROR(ResolveRelationTypes(conn, relation, types));
 
   std::vector<std::string> missing;
   std::map<std::string, std::pair<std::string, std::string>> text_by_column;  // name -> (pg, lake) canonical text
