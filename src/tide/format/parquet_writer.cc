@@ -13,6 +13,7 @@
 #include "tide/format/duckdb_vector_encoder.h"
 #include "tide/format/parquet_compression.h"
 #include "tide/io/file_system.h"
+#include "tide/io/unique_file.h"
 
 namespace tide {
 namespace {
@@ -259,6 +260,11 @@ Result<ParquetWriteResult> ParquetFileWriter::FinishEncoded() {
   if (exists) return Status::AlreadyExists("Parquet file {} already exists; data files are never replaced", path_);
   std::string dir(DirName(path_));
   if (!dir.empty()) TIDE_RETURN_IF_ERROR(fs->MakeDirs(dir));
+  if (options_.write_in_place) {
+    Status written = WriteNewFile(fs, path_, bytes);
+    if (!written.ok()) return written.WithContext("writing Parquet file " + path_);
+    return ParquetWriteResult{path_, row_count_, static_cast<int64_t>(bytes.size())};
+  }
   const std::string temp = path_ + TempSuffix();
   auto write_temp = [&]() -> Status {
     TIDE_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, fs->NewWritableFile(temp));

@@ -59,6 +59,10 @@ struct ParquetWriteOptions {
   // ROW_GROUP_SIZE_BYTES requires giving up insertion order, which primary-key files must keep.
   int64_t row_group_bytes = int64_t{128} << 20;
   bool write_field_ids = true;           // Paimon 1.0+ readers match columns by field id
+  // Tide's encoder only: write the file under its final name (io/unique_file.h's WriteNewFile: no
+  // temporary file, no rename, the folder not synced), as Java Paimon writes data files. For files with
+  // unique names that a commit lists only after syncing their folder (TableWrite::PrepareCommit does).
+  bool write_in_place = false;
 };
 
 struct ParquetWriteResult {

@@ -56,6 +56,8 @@ Result<DataFileLayout> DataFileLayout::Create(const TableSchema& schema, const C
   layout.parquet.compression = options.file_compression();
   layout.parquet.compression_level = options.file_compression_zstd_level();
   layout.parquet.write_field_ids = true;
+  // Data files have unique names and are listed only by a commit, which syncs their folders first.
+  layout.parquet.write_in_place = true;
   // Primary-key files are read by key: a point lookup decodes the whole row group that may hold the key
   // (DuckDB's Parquet reader skips row groups by statistics, not pages), so smaller groups make lookups
   // several times cheaper; full scans measured the same (bench/table_scan_bench). Row group sizes are

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "tide/codec/binary_row.h"
+#include "tide/io/unique_file.h"
 
 namespace tide {
 
@@ -394,9 +395,11 @@ Result<std::string> ManifestFileWriter::WriteIndexManifest(const std::vector<Ind
 }
 
 Status ManifestFileWriter::Store(const std::string& name, std::string_view bytes) const {
-  Status s = fs_->WriteFileExclusive(PathOf(name), bytes);
-  // The name is this writer's own: whatever a failed write left under it (e.g. a rename that took
-  // effect but reported an error) is removed, as Java's ObjectsFile does.
+  // Under its final name, as Java writes manifests: nothing lists it until the commit has synced the
+  // manifest folder (FileStoreCommit) and published a snapshot.
+  Status s = WriteNewFile(fs_, PathOf(name), bytes);
+  // The name is this writer's own: whatever a failed write left under it is removed, as Java's
+  // ObjectsFile does.
   if (!s.ok() && !s.IsAlreadyExists()) DeleteQuietly(name);
   return s;
 }

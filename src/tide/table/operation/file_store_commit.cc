@@ -15,6 +15,7 @@
 #include "tide/codec/binary_row.h"
 #include "tide/table/schema/core_options.h"
 #include "tide/table/schema/schema_manager.h"
+#include "tide/io/unique_file.h"
 
 namespace tide {
 
@@ -362,6 +363,19 @@ Result<int64_t> FileStoreCommit::TryCommit(const TableInfo& info, const Changes&
                                                    table_name_, new_id));
     }
 
+    // The manifests were written under their final names (ManifestFileWriter): make their folder
+    // entries durable before the snapshot that lists them; the first snapshot also needs the table
+    // folder's entries for manifest/ and snapshot/.
+    Status synced = SyncLocalDirectory(JoinPath(table_path_, "manifest"));
+    if (synced.ok() && !latest) {
+      synced = fs_->MakeDirs(snapshots_.SnapshotDir());
+      if (synced.ok()) synced = SyncLocalDirectory(table_path_);
+    }
+    if (!synced.ok()) {
+      abandon();
+      return synced.WithContext(fmt::format("table {}: preparing snapshot {} (nothing was committed)", table_name_,
+                                            new_id));
+    }
     bool nothing_landed = false;
     auto outcome = Publish(*snap, &nothing_landed);
     if (!outcome.ok()) {

@@ -125,6 +125,11 @@ class FileStoreCommitFaultTest : public ::testing::Test {
   std::string base_;
 };
 
+// The file system operations of the compaction commit below, up to the snapshot's rename: 7 metadata
+// files written under their final names (create, append, sync) and the snapshot (create, append, sync,
+// rename).
+constexpr int64_t kSnapshotRename = 7 * 3 + 4;
+
 TEST_F(FileStoreCommitFaultTest, EveryFailedWriteOrRenameLeavesThePreviousSnapshot) {
   const std::multiset<std::string> before = Live(base_);
   const std::multiset<std::string> after{"0-5-c1", "0-5-a4", "1-0-a2", "index:index-2"};
@@ -144,9 +149,10 @@ TEST_F(FileStoreCommitFaultTest, EveryFailedWriteOrRenameLeavesThePreviousSnapsh
     operations = ffs.operations();
     log = ffs.log();
   }
-  // Merged manifest, base list, delta manifest and list, changelog manifest and list, index manifest,
-  // snapshot: 8 files of create + append + sync + rename each; then the LATEST hint.
-  ASSERT_EQ(operations, 8 * 4 + 1) << Join(log, "\n");
+  // Merged manifest, base list, delta manifest and list, changelog manifest and list, index manifest:
+  // 7 files of create + append + sync each, under their final names; the snapshot: create + append +
+  // sync + rename; then the LATEST hint.
+  ASSERT_EQ(operations, kSnapshotRename + 1) << Join(log, "\n");
 
   int failed_commits = 0, ambiguous = 0, hint_only = 0;
   for (auto when : {FaultFileSystem::When::kBefore, FaultFileSystem::When::kAfter}) {
@@ -214,12 +220,13 @@ TEST_F(FileStoreCommitFaultTest, AlreadyExistsForItsOwnSnapshotIsACommitThatKeep
   FaultFileSystem ffs(FileSystem::Local());
   auto committer = FileStoreCommit::Create(&ffs, table, "db.t", Config()).value();
   // The snapshot's rename is the last counted operation before the hint (see the test above).
-  ffs.FailAt(8 * 4, FaultFileSystem::When::kAfter, FaultFileSystem::Fault::kAlreadyExists);
+  ffs.FailAt(kSnapshotRename, FaultFileSystem::When::kAfter, FaultFileSystem::Fault::kAlreadyExists);
   auto r = committer->Commit(Messages(), Options(3, CommitKind::kCompact));
   ASSERT_TRUE(ffs.fired());
-  ASSERT_GE(ffs.log().size(), 32u);
-  ASSERT_TRUE(StartsWith(ffs.log()[31], "rename")) << ffs.log()[31];
-  ASSERT_NE(ffs.log()[31].find("/snapshot/snapshot-4"), std::string::npos) << ffs.log()[31];
+  ASSERT_GE(ffs.log().size(), static_cast<size_t>(kSnapshotRename));
+  const std::string rename = ffs.log()[kSnapshotRename - 1];
+  ASSERT_TRUE(StartsWith(rename, "rename")) << rename;
+  ASSERT_NE(rename.find("/snapshot/snapshot-4"), std::string::npos) << rename;
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->outcome, CommitOutcome::kCommitted);
   EXPECT_EQ(r->snapshot_ids, std::vector<int64_t>{4});
@@ -237,7 +244,7 @@ TEST_F(FileStoreCommitFaultTest, AlreadyExistsWithoutASnapshotFileIsAnErrorThatC
   std::string table = Copy("phantom-already-exists");
   FaultFileSystem ffs(FileSystem::Local());
   auto committer = FileStoreCommit::Create(&ffs, table, "db.t", Config()).value();
-  ffs.FailAt(8 * 4, FaultFileSystem::When::kBefore, FaultFileSystem::Fault::kAlreadyExists);
+  ffs.FailAt(kSnapshotRename, FaultFileSystem::When::kBefore, FaultFileSystem::Fault::kAlreadyExists);
   auto r = committer->Commit(Messages(), Options(3, CommitKind::kCompact));
   ASSERT_TRUE(ffs.fired());
   ASSERT_FALSE(r.ok());

@@ -777,14 +777,7 @@ Result<std::vector<DataFileMeta>> TableWrite::CopyAsChangelog(BucketWriter* w, c
     }
     copies.push_back(std::move(copy));
   }
-  // The copies' names must be as durable as their bytes before a snapshot lists them.
-  if (!copies.empty()) {
-    Status synced = SyncLocalDirectory(w->paths.bucket_dir());
-    if (!synced.ok()) {
-      remove_copies();
-      return synced;
-    }
-  }
+  // Their names become durable with the data files' (PrepareCommit syncs the bucket folder).
   return copies;
 }
 
@@ -965,6 +958,14 @@ Result<std::vector<CommitMessage>> TableWrite::PrepareCommit() {
     }
     bool wait = full || options_.commit_force_compact() || w->compact->ShouldWaitForPreparingCheckpoint();
     TIDE_RETURN_IF_ERROR(SyncCompaction(w, wait));
+  }
+  // Data, changelog and compaction files are written under their final names without syncing their
+  // folder (ParquetWriteOptions::write_in_place): their names become durable here, one folder sync per
+  // bucket and commit, before any snapshot can list them.
+  for (BucketWriter* w : ordered) {
+    if (w->new_files.empty() && w->changelog_files.empty() && w->compact_after.empty()) continue;
+    Status synced = SyncLocalDirectory(w->paths.bucket_dir());
+    if (!synced.ok()) return Fail(synced.WithContext("table " + table_name_));
   }
   std::vector<CommitMessage> messages;
   for (BucketWriter* w : ordered) {
