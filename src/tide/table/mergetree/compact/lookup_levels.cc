@@ -1,6 +1,5 @@
 #include "tide/table/mergetree/compact/lookup_levels.h"
 
-#include <set>
 
 #include "tide/base/strings.h"
 #include "tide/io/file_system.h"
@@ -16,28 +15,38 @@ constexpr int64_t kDecodedSizeFactor = 8;
 
 }  // namespace
 
+LookupFileCache::File* LookupFileCache::Find(const std::string& path) {
+  auto it = files_.find(path);
+  if (it == files_.end()) return nullptr;
+  lru_.erase(it->second.lru);
+  lru_.push_front(path);
+  it->second.lru = lru_.begin();
+  return &it->second;
+}
+
+LookupFileCache::File* LookupFileCache::Put(const std::string& path, File file) {
+  while (!lru_.empty() && bytes_ + file.bytes > budget_) {
+    auto victim = files_.find(lru_.back());
+    bytes_ -= victim->second.bytes;
+    files_.erase(victim);
+    lru_.pop_back();
+  }
+  lru_.push_front(path);
+  file.lru = lru_.begin();
+  bytes_ += file.bytes;
+  return &files_.insert_or_assign(path, std::move(file)).first->second;
+}
+
 LookupLevels::LookupLevels(CompactionContext* context, std::string bucket_dir, const BucketedDvMaintainer* dv,
-                           int64_t cache_bytes)
-    : context_(context), bucket_dir_(std::move(bucket_dir)), dv_(dv), cache_bytes_(cache_bytes) {}
+                           LookupFileCache* cache)
+    : context_(context), bucket_dir_(std::move(bucket_dir)), dv_(dv), cache_(cache) {}
 
 void LookupLevels::SetRuns(const std::vector<LevelSortedRun>& runs) {
   levels_.clear();
-  std::set<std::string> names;
   for (const auto& r : runs) {
-    if (r.level == 0) continue;
-    levels_.emplace_back(r.level, r.run.files);
-    for (const auto& f : r.run.files) names.insert(f.meta.file_name);
+    if (r.level != 0) levels_.emplace_back(r.level, r.run.files);
   }
   std::sort(levels_.begin(), levels_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (auto it = cache_.begin(); it != cache_.end();) {
-    if (names.count(it->first)) {
-      ++it;
-      continue;
-    }
-    cached_bytes_ -= it->second.bytes;
-    lru_.erase(it->second.lru);
-    it = cache_.erase(it);
-  }
 }
 
 int LookupLevels::CompareToKey(const Row& row, const Row& key) const {
@@ -49,17 +58,12 @@ int LookupLevels::CompareToKey(const Row& row, const Row& key) const {
   return 0;
 }
 
-Result<LookupLevels::CachedFile*> LookupLevels::Load(const LevelFile& file) {
-  const std::string& name = file.meta.file_name;
-  if (auto it = cache_.find(name); it != cache_.end()) {
-    lru_.erase(it->second.lru);
-    lru_.push_front(name);
-    it->second.lru = lru_.begin();
-    return &it->second;
-  }
-  CachedFile loaded;
+Result<LookupFileCache::File*> LookupLevels::Load(const LevelFile& file) {
+  std::string path = JoinPath(bucket_dir_, file.meta.file_name);
+  if (LookupFileCache::File* cached = cache_->Find(path)) return cached;
+  LookupFileCache::File loaded;
   KeyValueFileReadSpec spec;
-  spec.path = JoinPath(bucket_dir_, name);
+  spec.path = path;
   TIDE_ASSIGN_OR_RETURN(spec.file_schema, context_->schemas()->Get(file.meta.schema_id));
   spec.needed = &context_->schema().fields;
   spec.primary_key = true;
@@ -74,17 +78,7 @@ Result<LookupLevels::CachedFile*> LookupLevels::Load(const LevelFile& file) {
     loaded.records.back().level = file.meta.level;
   }
   loaded.bytes = std::max<int64_t>(file.meta.file_size, 1) * kDecodedSizeFactor;
-  // Make room: the least recently used files go first (the new one stays even if alone too large).
-  while (!lru_.empty() && cached_bytes_ + loaded.bytes > cache_bytes_) {
-    auto victim = cache_.find(lru_.back());
-    cached_bytes_ -= victim->second.bytes;
-    cache_.erase(victim);
-    lru_.pop_back();
-  }
-  lru_.push_front(name);
-  loaded.lru = lru_.begin();
-  cached_bytes_ += loaded.bytes;
-  return &cache_.emplace(name, std::move(loaded)).first->second;
+  return cache_->Put(path, std::move(loaded));
 }
 
 Result<std::optional<LookupHit>> LookupLevels::Lookup(const Row& row, int32_t start_level) {
@@ -97,7 +91,7 @@ Result<std::optional<LookupHit>> LookupLevels::Lookup(const Row& row, int32_t st
     if (after == files.begin()) continue;
     const LevelFile& file = *(after - 1);
     if (CompareToKey(row, file.max_key) > 0) continue;
-    TIDE_ASSIGN_OR_RETURN(CachedFile * cached, Load(file));
+    TIDE_ASSIGN_OR_RETURN(LookupFileCache::File * cached, Load(file));
     const KeyComparator keys(context_->key_indices());
     auto found = std::lower_bound(cached->records.begin(), cached->records.end(), row,
                                   [&keys](const KeyValue& kv, const Row& r) { return keys.Compare(kv.row, r) < 0; });
@@ -106,6 +100,7 @@ Result<std::optional<LookupHit>> LookupLevels::Lookup(const Row& row, int32_t st
     if (dv_ && dv_->IsDeleted(file.meta.file_name, position)) continue;
     LookupHit hit;
     hit.record = *found;
+    hit.record.level = level;  // the file may have moved up since it was cached
     hit.file_name = file.meta.file_name;
     hit.position = position;
     return std::optional<LookupHit>(std::move(hit));

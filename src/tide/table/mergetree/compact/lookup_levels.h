@@ -5,12 +5,15 @@
 // so at most one file per level is searched, chosen by its min/max key.
 //
 // Java builds a local sorted lookup file per data file; Tide keeps a searched file's records in memory
-// instead (in key order, as the file holds them), reading it once, and evicts the least recently used
-// files past `lookup.cache-max-memory-size` (their decoded size estimated from the file size). Deleted
-// positions are checked at each lookup against the bucket's BucketedDvMaintainer, so cached files stay
-// valid while compaction marks rows.
+// instead (in key order, as the file holds them), reading it once, in a LookupFileCache shared by the
+// buckets of one writer, which evicts the least recently used files past `lookup.cache-max-memory-size`
+// (their decoded size estimated from the file size), so a writer's lookups stay within that budget
+// however many buckets it holds. Deleted positions are checked at each lookup against the bucket's
+// BucketedDvMaintainer, so cached files stay valid while compaction marks rows; data files are never
+// changed in place, so a cached file is never stale (a file no level holds any more just ages out).
 //
-// Thread-safety: one thread at a time (the bucket's compaction task).
+// Thread-safety: LookupFileCache and Lookup are used by the writer's compaction thread alone (one task
+// at a time); SetRuns is called on the writer's thread while no task of the bucket runs.
 #pragma once
 
 #include <cstdint>
@@ -35,36 +38,51 @@ struct LookupHit {
   int64_t position = 0;
 };
 
+// The records of searched data files, by path, least recently used evicted past a byte budget.
+class LookupFileCache {
+ public:
+  struct File {
+    std::vector<KeyValue> records;  // in key order, each with its level
+    std::vector<int64_t> positions;
+    int64_t bytes = 0;
+    std::list<std::string>::iterator lru;
+  };
+
+  explicit LookupFileCache(int64_t budget_bytes) : budget_(budget_bytes) {}
+  // The cached file at `path`, or null; a hit becomes the most recently used.
+  File* Find(const std::string& path);
+  // Caches `file` (evicting others first; the new one stays even if alone above the budget).
+  File* Put(const std::string& path, File file);
+
+ private:
+  int64_t budget_;
+  std::unordered_map<std::string, File> files_;
+  std::list<std::string> lru_;  // most recent first
+  int64_t bytes_ = 0;
+};
+
 class LookupLevels {
  public:
-  // Files of `bucket_dir`, read through `context`; `dv` (may be null) marks deleted positions.
-  LookupLevels(CompactionContext* context, std::string bucket_dir, const BucketedDvMaintainer* dv, int64_t cache_bytes);
+  // Files of `bucket_dir`, read through `context` and kept in `cache`; `dv` (may be null) marks
+  // deleted positions.
+  LookupLevels(CompactionContext* context, std::string bucket_dir, const BucketedDvMaintainer* dv,
+               LookupFileCache* cache);
 
-  // The files to search, from Levels::LevelSortedRuns (level-0 runs are ignored). Cached files no
-  // longer listed are dropped.
+  // The files to search, from Levels::LevelSortedRuns (level-0 runs are ignored).
   void SetRuns(const std::vector<LevelSortedRun>& runs);
   // The newest live record of the key of `row` (a row of the table's fields) in levels >= start_level.
   Result<std::optional<LookupHit>> Lookup(const Row& row, int32_t start_level);
 
  private:
-  struct CachedFile {
-    std::vector<KeyValue> records;  // in key order
-    std::vector<int64_t> positions;
-    int64_t bytes = 0;
-    std::list<std::string>::iterator lru;
-  };
   // Compares the key of `row` with a decoded key (trimmed primary key values).
   int CompareToKey(const Row& row, const Row& key) const;
-  Result<CachedFile*> Load(const LevelFile& file);
+  Result<LookupFileCache::File*> Load(const LevelFile& file);
 
   CompactionContext* context_;
   std::string bucket_dir_;
   const BucketedDvMaintainer* dv_;
-  int64_t cache_bytes_;
+  LookupFileCache* cache_;
   std::vector<std::pair<int32_t, std::vector<LevelFile>>> levels_;  // ascending level
-  std::unordered_map<std::string, CachedFile> cache_;
-  std::list<std::string> lru_;  // most recent first
-  int64_t cached_bytes_ = 0;
 };
 
 }  // namespace tide

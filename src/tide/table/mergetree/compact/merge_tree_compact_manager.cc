@@ -28,7 +28,7 @@ MergeTreeCompactManager::MergeTreeCompactManager(Levels levels, SerialExecutor* 
       stop_trigger_(context->options().num_sorted_run_stop_trigger()),
       compaction_file_size_(context->options().compaction_file_size()), dv_(std::move(dv)) {
   if (context->lookup().need_lookup) {
-    lookup_ = std::make_unique<LookupLevels>(context, bucket_dir_, dv_.get(), context->lookup().cache_bytes);
+    lookup_ = std::make_unique<LookupLevels>(context, bucket_dir_, dv_.get(), context->lookup_cache());
   }
 }
 

@@ -90,6 +90,9 @@ Result<LookupOptions> LookupOptionsOf(const CoreOptions& options, const std::str
   return o;
 }
 
+CompactionContext::CompactionContext(CoreOptions options) : options_(std::move(options)) {}
+CompactionContext::~CompactionContext() = default;
+
 Result<std::unique_ptr<CompactionContext>> CompactionContext::Create(FileSystem* fs, std::string table_path,
                                                                      std::string table_name, const TableSchema& schema,
                                                                      const CoreOptions& options,
@@ -108,6 +111,7 @@ Result<std::unique_ptr<CompactionContext>> CompactionContext::Create(FileSystem*
   }
   c->write_context_.creation_time_ms = std::move(creation_time_ms);
   TIDE_ASSIGN_OR_RETURN(c->lookup_, LookupOptionsOf(options, c->table_name_));
+  if (c->lookup_.need_lookup) c->lookup_cache_ = std::make_unique<LookupFileCache>(c->lookup_.cache_bytes);
   c->schemas_ = std::make_unique<SchemaCache>(fs, table_path, schema);
   TIDE_ASSIGN_OR_RETURN(c->merge_, WriteMergeFunction::Create(schema, c->table_name_));
   for (const std::string& key : schema.TrimmedPrimaryKeys()) {

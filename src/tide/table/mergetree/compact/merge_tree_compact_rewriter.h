@@ -45,6 +45,7 @@
 namespace tide {
 
 class LookupLevels;
+class LookupFileCache;
 class BucketedDvMaintainer;
 
 // What lookup compaction does for a table (Java's LookupStrategy and the lookup options).
@@ -66,6 +67,7 @@ class CompactionContext {
                                                            std::string table_name, const TableSchema& schema,
                                                            const CoreOptions& options,
                                                            std::function<int64_t()> creation_time_ms);
+  ~CompactionContext();
 
   FileSystem* fs() const { return fs_; }
   const std::string& table_name() const { return table_name_; }
@@ -77,9 +79,11 @@ class CompactionContext {
   const std::vector<int>& key_indices() const { return key_indices_; }
   const std::vector<int>& sequence_field_indices() const { return sequence_field_indices_; }
   const LookupOptions& lookup() const { return lookup_; }
+  // The searched files of every bucket's lookups (lookup tables only), on the compaction thread alone.
+  LookupFileCache* lookup_cache() { return lookup_cache_.get(); }
 
  private:
-  CompactionContext(CoreOptions options) : options_(std::move(options)) {}
+  explicit CompactionContext(CoreOptions options);
   FileSystem* fs_ = nullptr;
   std::string table_name_;
   TableSchema schema_;
@@ -90,6 +94,7 @@ class CompactionContext {
   std::vector<int> key_indices_;
   std::vector<int> sequence_field_indices_;
   LookupOptions lookup_;
+  std::unique_ptr<LookupFileCache> lookup_cache_;
 };
 
 // The lookup options of a table; InvalidArgument naming a malformed option, NotSupported for
