@@ -195,12 +195,6 @@ Status CheckWritable(const TableSchema& schema, const CoreOptions& options, cons
     return Status::InvalidArgument("table {}: file.compression.zstd-level '{}' must be an integer from 1 to 22",
                                    table_name, level);
   }
-  if (options.changelog_producer() == ChangelogProducer::kFullCompaction) {
-    return Status::NotSupported(
-        "table {}: changelog-producer 'full-compaction' is not supported for writing yet (use 'none', 'input' or "
-        "'lookup')",
-        table_name);
-  }
   if (auto ext = options.Find("data-file.external-paths"); ext && !Trim(*ext).empty()) {
     return Status::NotSupported("table {}: option 'data-file.external-paths' is not supported for writing yet",
                                 table_name);

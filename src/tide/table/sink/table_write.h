@@ -59,9 +59,11 @@
 // manifest in place of the previous one; first-row keeps a key's first row; `changelog-producer` lookup
 // writes the exact -U/+U/-D/+I changes as changelog files of the compaction (compact_changelog_files,
 // committed with the COMPACT snapshot). First-row tables refuse -U/-D rows unless `ignore-delete`.
+// `changelog-producer` full-compaction: compactions into the max level write the changes against the
+// max level's previous records as changelog files (committed likewise).
 //
 // Refused tables (NotSupported, naming the option): the above bucket modes, first-row with deletion
-// vectors (as Java), `changelog-producer` full-compaction, VARIANT columns, and the options
+// vectors (as Java), VARIANT columns, and the options
 // CheckWritable (table_write.cc) refuses.
 //
 // Thread-safety: one thread at a time. Data files go to the local file system (the Parquet writer's).

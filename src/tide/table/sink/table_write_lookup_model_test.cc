@@ -1,11 +1,11 @@
 // Randomized model test of lookup compaction: tables with deletion vectors (deduplicate and
 // partial-update), the first-row merge engine, and `changelog-producer` lookup (alone and with deletion
-// vectors). Random schemas and workloads go through TableWrite and FileStoreCommit, with manual and full
+// vectors); and of `changelog-producer` full-compaction (a full compaction at every commit). Random schemas and workloads go through TableWrite and FileStoreCommit, with manual and full
 // compactions at random points, writers replaced between commits and writers dropped in the middle of a
 // compaction. After every commit:
 //   - the table read back (Table::NewReader, which reads deletion-vector and first-row tables without
 //     merging and skips level 0) equals the in-memory model, by rows and by DuckDB vectors;
-//   - no live file stays at level 0 (lookup-wait: a commit compacts its level-0 files);
+//   - no live file stays at level 0 (lookup-wait, or the full compaction, moved them up);
 //   - every deletion vector of the index manifest belongs to a live file above level 0, one DV index
 //     file per bucket, its cardinality as recorded;
 //   - with changelog-producer lookup, replaying every snapshot's changelog files (+I, -U/+U, -D, each
@@ -30,7 +30,7 @@ namespace {
 
 using testing::Field;
 
-enum class Mode { kDvDeduplicate, kDvPartialUpdate, kFirstRow, kLookupChangelog, kDvLookupChangelog };
+enum class Mode { kDvDeduplicate, kDvPartialUpdate, kFirstRow, kLookupChangelog, kDvLookupChangelog, kFullCompactionChangelog };
 
 const char* ModeName(Mode m) {
   switch (m) {
@@ -39,6 +39,7 @@ const char* ModeName(Mode m) {
     case Mode::kFirstRow: return "first-row";
     case Mode::kLookupChangelog: return "lookup-changelog";
     case Mode::kDvLookupChangelog: return "dv-lookup-changelog";
+    case Mode::kFullCompactionChangelog: return "full-compaction-changelog";
   }
   return "?";
 }
@@ -107,6 +108,12 @@ ModelTable MakeTable(Rng* g, Mode mode) {
       options.emplace_back("changelog-producer", "lookup");
       options.emplace_back("deletion-vectors.enabled", "true");
       break;
+    case Mode::kFullCompactionChangelog:
+      // Every commit fully compacts, so the changelog is complete after each.
+      options.emplace_back("changelog-producer", "full-compaction");
+      options.emplace_back("full-compaction.delta-commits", "1");
+      if (g->Chance(30)) options.emplace_back("merge-engine", "partial-update");
+      break;
   }
   if (g->Chance(30)) options.emplace_back("deletion-vectors.bitmap64", "true");
   const int trigger = static_cast<int>(g->Uniform(1, 4));
@@ -114,7 +121,9 @@ ModelTable MakeTable(Rng* g, Mode mode) {
   if (g->Chance(30)) options.emplace_back("num-levels", std::to_string(g->Uniform(2, 4)));
   if (g->Chance(30)) options.emplace_back("target-file-size", "4 kb");
   if (g->Chance(30)) options.emplace_back("compaction.size-ratio", std::to_string(g->Uniform(0, 20)));
-  if (g->Chance(20)) options.emplace_back("full-compaction.delta-commits", std::to_string(g->Uniform(1, 4)));
+  if (g->Chance(20) && mode != Mode::kFullCompactionChangelog) {
+    options.emplace_back("full-compaction.delta-commits", std::to_string(g->Uniform(1, 4)));
+  }
   t.schema = testing::WriterTestSchema(std::move(fields), pk, partitions, options);
   for (size_t i = 0; i < t.schema.fields.size(); ++i) {
     const std::string& name = t.schema.fields[i].name;
@@ -295,7 +304,8 @@ void RunLookupModel(Mode mode, uint64_t seed, int commits) {
   ASSERT_TRUE(testing::CreateWriterTestTable(path, t.schema).ok());
   const bool partial_update = t.schema.options.count("merge-engine") && t.schema.options.at("merge-engine") == "partial-update";
   const bool first_row = mode == Mode::kFirstRow;
-  const bool changelog = mode == Mode::kLookupChangelog || mode == Mode::kDvLookupChangelog;
+  const bool changelog =
+      mode == Mode::kLookupChangelog || mode == Mode::kDvLookupChangelog || mode == Mode::kFullCompactionChangelog;
   const bool dv = mode == Mode::kDvDeduplicate || mode == Mode::kDvPartialUpdate || mode == Mode::kDvLookupChangelog;
 
   auto new_writer = [&](int session) {
@@ -423,7 +433,7 @@ TEST_P(LookupModelTest, RandomWorkloadMatchesTheModel) {
 INSTANTIATE_TEST_SUITE_P(Seeds, LookupModelTest,
                          ::testing::Combine(::testing::Values(Mode::kDvDeduplicate, Mode::kDvPartialUpdate,
                                                               Mode::kFirstRow, Mode::kLookupChangelog,
-                                                              Mode::kDvLookupChangelog),
+                                                              Mode::kDvLookupChangelog, Mode::kFullCompactionChangelog),
                                             ::testing::Range<uint64_t>(1, 9)),
                          [](const auto& info) {
                            std::string name = ModeName(std::get<0>(info.param));
@@ -435,7 +445,7 @@ TEST(LookupModelSoak, Extra) {
   const char* n = std::getenv("TIDE_MODEL_SEED");
   if (n == nullptr) GTEST_SKIP() << "set TIDE_MODEL_SEED to run one more seed per mode";
   for (Mode m : {Mode::kDvDeduplicate, Mode::kDvPartialUpdate, Mode::kFirstRow, Mode::kLookupChangelog,
-                 Mode::kDvLookupChangelog}) {
+                 Mode::kDvLookupChangelog, Mode::kFullCompactionChangelog}) {
     RunLookupModel(m, std::strtoull(n, nullptr, 10), 16);
   }
 }

@@ -228,7 +228,7 @@ TEST_F(TableWriteTest, RefusesWhatItCannotWrite) {
   EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"file.format", "orc"}})).IsNotSupported());
   EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"changelog-producer", "lookup"}})).ok());
   EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"changelog-producer", "full-compaction"}}))
-                  .IsNotSupported());
+                  .ok());
   EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"lookup-compact", "eager"}}))
                   .IsInvalidArgument());
   EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"bucket-key", "v"}})).IsInvalidArgument());

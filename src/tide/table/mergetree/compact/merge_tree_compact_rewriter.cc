@@ -45,6 +45,7 @@ Result<LookupOptions> LookupOptionsOf(const CoreOptions& options, const std::str
   LookupOptions o;
   o.first_row = options.merge_engine() == MergeEngine::kFirstRow;
   o.produce_changelog = options.changelog_producer() == ChangelogProducer::kLookup;
+  o.full_changelog = options.changelog_producer() == ChangelogProducer::kFullCompaction;
   o.deletion_vectors = options.deletion_vectors_enabled();
   TIDE_ASSIGN_OR_RETURN(bool force, BoolOption(options, "force-lookup", false, table_name));
   o.need_lookup = o.first_row || o.produce_changelog || o.deletion_vectors || force;
@@ -137,6 +138,13 @@ MergeTreeCompactRewriter::MergeTreeCompactRewriter(CompactionContext* context, s
 
 Result<CompactResult> MergeTreeCompactRewriter::Upgrade(int32_t output_level, const DataFileMeta& file) {
   const LookupOptions& lookup = context_->lookup();
+  if (lookup.full_changelog && output_level == max_level_) {
+    // A file moving up to the max level holds keys the max level did not: its records are inserts.
+    std::vector<std::vector<SortedRun>> single(1, std::vector<SortedRun>(1));
+    TIDE_ASSIGN_OR_RETURN(LevelFile level_file, LevelFile::Create(file, context_->write_context()->layout.key_types));
+    single[0][0].files.push_back(std::move(level_file));
+    return RewriteFullChangelog(/*drop_delete=*/true, /*rewrite=*/false, single);
+  }
   if (lookup.need_lookup && file.level == 0) {
     // Java's LookupMergeTreeCompactRewriter.upgradeStrategy: a level-0 file always yields its
     // changelog (and its deletion-vector marks); it is rewritten when it must drop deletes under
@@ -192,6 +200,9 @@ void MergeTreeCompactRewriter::ForgetVectorsOf(const std::vector<std::vector<Sor
 Result<CompactResult> MergeTreeCompactRewriter::Rewrite(int32_t output_level, bool drop_delete,
                                                         const std::vector<std::vector<SortedRun>>& sections) {
   CompactionContext* ctx = context_;
+  if (ctx->lookup().full_changelog && output_level == max_level_) {
+    return RewriteFullChangelog(drop_delete, /*rewrite=*/true, sections);
+  }
   if (ctx->lookup().need_lookup && output_level > 0) {
     // Java's rewriteLookupChangelog: sections with level-0 files merge with lookups.
     for (const auto& section : sections) {
@@ -358,6 +369,78 @@ Result<CompactResult> MergeTreeCompactRewriter::RewriteLookup(int32_t output_lev
     result.changelog = std::move(written).value();
   }
   if (rewrite) ForgetVectorsOf(sections);
+  return result;
+}
+
+Result<CompactResult> MergeTreeCompactRewriter::RewriteFullChangelog(
+    bool drop_delete, bool rewrite, const std::vector<std::vector<SortedRun>>& sections) {
+  CompactionContext* ctx = context_;
+  std::optional<RollingDataFileWriter> out;
+  if (rewrite) out.emplace(FileFactory(max_level_, false), ctx->options().target_file_size(), ctx->fs());
+  RollingDataFileWriter changelog(FileFactory(max_level_, true), ctx->options().target_file_size(), ctx->fs());
+  auto fail = [&](Status s) {
+    if (out) out->Abort();
+    changelog.Abort();
+    return s.WithContext(fmt::format("table {}: full compaction of bucket folder {}", ctx->table_name(), bucket_dir_));
+  };
+  auto write_changelog = [&changelog](const KeyValue& kv, ValueKind kind) -> Status {
+    Row row = kv.row;
+    return changelog.Write(row, kv.sequence, kind);
+  };
+  for (const auto& section : sections) {
+    auto heap = OpenSection(section);
+    if (!heap.ok()) return fail(heap.status());
+    while (true) {
+      auto more = (*heap)->NextKey(&group_);
+      if (!more.ok()) return fail(more.status());
+      if (!*more) break;
+      std::optional<KeyValue> top;
+      for (const KeyValue& kv : group_) {
+        if (kv.level == max_level_) top = kv;
+      }
+      auto merged = MergeGroup(&group_);
+      if (!merged.ok()) return fail(merged.status());
+      const bool merged_live = *merged && !IsRetract((*merged)->kind);
+      Status s;
+      if (!top || IsRetract(top->kind)) {
+        if (merged_live) s = write_changelog(**merged, ValueKind::kInsert);
+      } else if (!merged_live) {
+        s = write_changelog(*top, ValueKind::kDelete);
+      } else if (group_.size() > 1) {
+        s = write_changelog(*top, ValueKind::kUpdateBefore);
+        if (s.ok()) s = write_changelog(**merged, ValueKind::kUpdateAfter);
+      }
+      if (s.ok() && out && *merged && !(drop_delete && IsRetract((*merged)->kind))) {
+        s = out->Write((*merged)->row, (*merged)->sequence, (*merged)->kind);
+      }
+      if (!s.ok()) return fail(s);
+    }
+  }
+  CompactResult result;
+  for (const auto& section : sections) {
+    for (const auto& run : section) {
+      for (const auto& f : run.files) result.before.push_back(f.meta);
+    }
+  }
+  if (out) {
+    auto written = out->Finish();
+    if (!written.ok()) return fail(written.status());
+    result.after = std::move(written).value();
+  } else {
+    for (const auto& f : result.before) {
+      DataFileMeta upgraded = f;
+      upgraded.level = max_level_;
+      result.after.push_back(std::move(upgraded));
+    }
+  }
+  auto written = changelog.Finish();
+  if (!written.ok()) {
+    if (out) {
+      for (const auto& f : result.after) DeleteWritten(f);
+    }
+    return fail(written.status());
+  }
+  result.changelog = std::move(written).value();
   return result;
 }
 

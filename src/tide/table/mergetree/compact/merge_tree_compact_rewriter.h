@@ -22,6 +22,10 @@
 // when it holds deletes under deletion vectors, or for engines other than deduplicate (or with a
 // sequence field) below the max level.
 //
+// `changelog-producer` full-compaction (Java's FullChangelogMergeTreeCompactRewriter): a compaction into
+// the max level writes, per key, the change from the key's max-level record to the merged one (+I,
+// -U/+U, -D) to changelog files; a file upgraded to the max level yields +I for its records.
+//
 // Thread-safety: a CompactionContext and its rewriters are used by one thread at a time (the writer's
 // compaction thread).
 #pragma once
@@ -52,6 +56,7 @@ class BucketedDvMaintainer;
 struct LookupOptions {
   bool need_lookup = false;        // first-row, changelog-producer lookup, deletion vectors, force-lookup
   bool produce_changelog = false;  // changelog-producer lookup
+  bool full_changelog = false;     // changelog-producer full-compaction (no lookup)
   bool deletion_vectors = false;   // deletion-vectors.enabled
   bool first_row = false;
   bool bitmap64 = false;           // deletion-vectors.bitmap64
@@ -120,6 +125,9 @@ class MergeTreeCompactRewriter final : public CompactRewriter {
   // (else the input files move to `output_level`), and changelog files when the table produces them.
   Result<CompactResult> RewriteLookup(int32_t output_level, bool drop_delete, bool rewrite,
                                       const std::vector<std::vector<SortedRun>>& sections);
+  // Java's FullChangelogMergeFunctionWrapper over the sections (output at the max level).
+  Result<CompactResult> RewriteFullChangelog(bool drop_delete, bool rewrite,
+                                             const std::vector<std::vector<SortedRun>>& sections);
   Status LookupSection(const std::vector<SortedRun>& section, int32_t output_level, bool drop_delete,
                        RollingDataFileWriter* out, RollingDataFileWriter* changelog);
   // The heap over the runs of a section, each record tagged with its file's level, deleted positions
