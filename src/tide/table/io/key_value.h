@@ -20,6 +20,9 @@ struct KeyValue {
   Row row;  // the fields the read needs, in the reader's field order
   int64_t sequence = 0;
   ValueKind kind = ValueKind::kInsert;
+  // The level of the file the record came from (set by lookup compaction, Java's KeyValue.level());
+  // 0 otherwise.
+  int32_t level = 0;
 };
 
 // A stream of KeyValues (a data file, or the files of one sorted run one after another).

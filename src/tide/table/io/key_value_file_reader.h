@@ -50,6 +50,8 @@ class KeyValueFileReader final : public KeyValueCursor {
   const KeyValue& current() const override { return current_; }
   KeyValue TakeCurrent() override { return std::move(current_); }
   const std::string& path() const { return spec_.path; }
+  // The 0-based position in the file of the current record. REQUIRES: the last Advance returned true.
+  int64_t current_position() const { return positions_[index_]; }
 
  private:
   // How one needed field is filled from the file.

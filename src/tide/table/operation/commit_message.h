@@ -20,13 +20,16 @@ struct CommitMessage {
   std::vector<DataFileMeta> new_files;        // ADD: freshly flushed data files (level 0)
   std::vector<DataFileMeta> compact_before;   // DELETE: files compaction replaced (with their levels)
   std::vector<DataFileMeta> compact_after;    // ADD: files compaction produced
-  std::vector<DataFileMeta> changelog_files;  // changelog files of this commit
+  std::vector<DataFileMeta> changelog_files;  // changelog files of the new files (changelog-producer input)
+  // Changelog files compaction produced (changelog-producer lookup or full-compaction): committed with the
+  // COMPACT snapshot, as Java's CompactIncrement.changelogFiles.
+  std::vector<DataFileMeta> compact_changelog_files;
   std::vector<IndexManifestEntry> new_index_files;      // index files added (e.g. deletion vectors)
   std::vector<IndexManifestEntry> deleted_index_files;  // index files replaced
 
   bool IsEmpty() const {
     return new_files.empty() && compact_before.empty() && compact_after.empty() && changelog_files.empty() &&
-           new_index_files.empty() && deleted_index_files.empty();
+           compact_changelog_files.empty() && new_index_files.empty() && deleted_index_files.empty();
   }
 };
 

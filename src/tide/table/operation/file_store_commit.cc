@@ -738,6 +738,7 @@ Result<CommitResult> FileStoreCommit::CommitImpl(const OverwriteScope* overwrite
     for (const auto& f : m.changelog_files) {
       (changelog_with_append ? append : compact).changelog_files.push_back(entry(FileKind::kAdd, f));
     }
+    for (const auto& f : m.compact_changelog_files) compact.changelog_files.push_back(entry(FileKind::kAdd, f));
     auto index_entry = [&](FileKind kind, IndexManifestEntry e) {
       e.kind = kind;
       e.partition = m.partition;

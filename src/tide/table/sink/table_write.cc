@@ -10,6 +10,7 @@
 
 #include "tide/base/bytes.h"
 #include "tide/base/strings.h"
+#include "tide/base/uuid.h"
 #include "tide/codec/murmur_hash.h"
 #include "tide/format/parquet_compression.h"
 #include "tide/format/parquet_file_encoder.h"
@@ -49,6 +50,7 @@ struct TableWrite::BucketWriter {
   std::unique_ptr<MergeTreeCompactManager> compact;
   std::vector<DataFileMeta> compact_before;
   std::vector<DataFileMeta> compact_after;
+  std::vector<DataFileMeta> compact_changelog;  // changelog files of lookup compactions
 };
 
 namespace {
@@ -192,13 +194,6 @@ Status CheckWritable(const TableSchema& schema, const CoreOptions& options, cons
   if (int32_t level = options.file_compression_zstd_level(); level < 1 || level > 22) {
     return Status::InvalidArgument("table {}: file.compression.zstd-level '{}' must be an integer from 1 to 22",
                                    table_name, level);
-  }
-  if (options.changelog_producer() != ChangelogProducer::kNone &&
-      options.changelog_producer() != ChangelogProducer::kInput) {
-    return Status::NotSupported(
-        "table {}: changelog-producer '{}' needs compaction-time lookups, which Tide's writer does not do yet "
-        "(use 'none' or 'input')",
-        table_name, ChangelogProducerName(options.changelog_producer()));
   }
   if (auto ext = options.Find("data-file.external-paths"); ext && !Trim(*ext).empty()) {
     return Status::NotSupported("table {}: option 'data-file.external-paths' is not supported for writing yet",
@@ -354,17 +349,10 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
   // Primary key: merge engine, sequence fields.
   w->buffer_spec_.primary_key = s.HasPrimaryKey();
   if (s.HasPrimaryKey()) {
-    if (core.merge_engine() == MergeEngine::kFirstRow) {
-      return Status::NotSupported(
-          "table {}: the first-row merge engine shows rows only after lookup compaction, which Tide does not run yet; "
-          "Tide cannot write this table",
-          name);
-    }
-    if (core.deletion_vectors_enabled()) {
-      return Status::NotSupported(
-          "table {}: with 'deletion-vectors.enabled' rows show only after lookup compaction, which Tide does not run "
-          "yet; Tide cannot write this table",
-          name);
+    TIDE_ASSIGN_OR_RETURN(w->lookup_, LookupOptionsOf(core, name));
+    if (w->lookup_.deletion_vectors) {
+      w->dv_file_prefix_ = "index-" + RandomUuidString() + "-";
+      w->dv_next_file_ = std::make_shared<int64_t>(0);
     }
     TIDE_ASSIGN_OR_RETURN(w->merge_, WriteMergeFunction::Create(s, name));
     w->buffer_spec_.merge = w->merge_.get();
@@ -459,6 +447,12 @@ Status TableWrite::Write(RowKind kind, Row&& row) {
     return Status::OK();
   }
   if (schema_.HasPrimaryKey() && (kind == RowKind::kUpdateBefore || kind == RowKind::kDelete)) {
+    if (options_.merge_engine() == MergeEngine::kFirstRow && !cross_partition_) {
+      // Java's FirstRowMergeFunction fails on retractions at compaction; refuse them before they land.
+      return Status::InvalidArgument(
+          "table {}: the first-row merge engine cannot accept {} rows; set 'ignore-delete' = 'true' to ignore them",
+          table_name_, RowKindName(kind));
+    }
     FillRetractPlaceholders(&row);
   }
   if (cross_partition_) return WriteCrossPartition(kind, std::move(row));
@@ -610,8 +604,27 @@ Status TableWrite::StartCompaction(BucketWriter* writer, const RestoredBucket* r
     return levels.status().WithContext(fmt::format("table {}: restoring the levels of bucket {} of {}", table_name_,
                                                    writer->bucket, writer->paths.bucket_dir()));
   }
+  std::unique_ptr<BucketedDvMaintainer> dv;
+  if (lookup_.deletion_vectors) {
+    BucketedDvMaintainer::Options dv_options;
+    dv_options.format = lookup_.bitmap64 ? DeletionVectorFormat::kBitmap64 : DeletionVectorFormat::kBitmap32;
+    dv_options.index_dir = options_.index_file_in_data_file_dir() ? writer->paths.bucket_dir()
+                                                                 : JoinPath(table_path_, "index");
+    dv_options.file_prefix = dv_file_prefix_;
+    dv_options.next_file = dv_next_file_;
+    dv_options.table_name = table_name_;
+    dv = std::make_unique<BucketedDvMaintainer>(std::move(dv_options));
+    if (restored) {
+      Status loaded = dv->Restore(fs_, restored->dv_index_files, restored->dv_index_paths);
+      if (!loaded.ok()) {
+        return loaded.WithContext(fmt::format("table {}: restoring the deletion vectors of bucket {} of {}",
+                                              table_name_, writer->bucket, writer->paths.bucket_dir()));
+      }
+    }
+  }
   writer->compact = std::make_unique<MergeTreeCompactManager>(std::move(levels).value(), compaction_executor_.get(),
-                                                              compaction_context_.get(), writer->paths.bucket_dir());
+                                                              compaction_context_.get(), writer->paths.bucket_dir(),
+                                                              std::move(dv));
   return Status::OK();
 }
 
@@ -656,6 +669,21 @@ Status TableWrite::SyncCompaction(BucketWriter* w, bool blocking) {
     w->compact_before.push_back(std::move(file));
   }
   for (auto& f : r.after) w->compact_after.push_back(std::move(f));
+  for (auto& f : r.changelog) w->compact_changelog.push_back(std::move(f));
+  return Status::OK();
+}
+
+Status TableWrite::CompactLevel0(BucketWriter* w) {
+  // Java's MergeTreeWriter with lookup-wait: the flush waits for the running compaction before it
+  // triggers the next one (which forces level 0 up), and the commit waits for that one. With
+  // `lookup-compact` gentle level 0 goes up only every few triggers: the commit waits for the running
+  // compaction alone.
+  if (lookup_.gentle_interval) return SyncCompaction(w, true);
+  for (int round = 0; round < 3 && w->compact->levels().Level0Count() > 0; ++round) {
+    TIDE_RETURN_IF_ERROR(SyncCompaction(w, true));
+    w->compact->TriggerCompaction(false);
+    TIDE_RETURN_IF_ERROR(SyncCompaction(w, true));
+  }
   return Status::OK();
 }
 
@@ -729,6 +757,34 @@ Status TableWrite::LoadRestore() {
     }
     b.max_sequence = std::max(b.max_sequence, e.file.max_sequence_number);
     if (compaction_enabled()) b.files.push_back(std::move(e.file));
+  }
+  if (compaction_enabled() && lookup_.deletion_vectors && snapshot->index_manifest) {
+    // The buckets' deletion vectors of the same snapshot, for their maintainers.
+    auto index = ReadIndexManifest(fs_, scan.ManifestPath(*snapshot->index_manifest));
+    if (!index.ok()) return index.status().WithContext("table " + table_name_ + ", restoring deletion vectors");
+    for (IndexManifestEntry& ie : *index) {
+      if (ie.kind != FileKind::kAdd || ie.index_type != kDeletionVectorsIndexType) continue;
+      auto it = restored_.find(WriterKey(ie.partition, ie.bucket));
+      if (it == restored_.end()) continue;
+      std::string path;
+      if (ie.external_path) {
+        return Status::NotSupported("table {}: deletion-vector index file {} has an external path, which Tide's "
+                                    "writer cannot restore",
+                                    table_name_, ie.file_name);
+      }
+      path = JoinPath(JoinPath(table_path_, "index"), ie.file_name);
+      auto exists = fs_->Exists(path);
+      if (!exists.ok()) return exists.status();
+      if (!*exists) {
+        // index-file-in-data-file-dir keeps DV files beside the data files.
+        TIDE_ASSIGN_OR_RETURN(Row values, DeserializeBinaryRow(ie.partition, partition_types_));
+        TIDE_ASSIGN_OR_RETURN(std::string partition_path,
+                              FileStorePathFactory(table_path_, schema_, options_).PartitionPath(values));
+        path = JoinPath(FileStorePathFactory::BucketPath(partition_path, ie.bucket), ie.file_name);
+      }
+      it->second.dv_index_paths.push_back(std::move(path));
+      it->second.dv_index_files.push_back(std::move(ie));
+    }
   }
   restore_snapshot_id_ = **latest;
   return Status::OK();
@@ -956,8 +1012,12 @@ Result<std::vector<CommitMessage>> TableWrite::PrepareCommit() {
       TIDE_RETURN_IF_ERROR(SyncCompaction(w, true));
       w->compact->TriggerCompaction(true);
     }
-    bool wait = full || options_.commit_force_compact() || w->compact->ShouldWaitForPreparingCheckpoint();
+    // Deletion vectors: a running task holds the bucket's vectors half-changed, and a finished one's
+    // files need its vectors in the same commit, so the commit waits for it.
+    bool wait = full || options_.commit_force_compact() || w->compact->ShouldWaitForPreparingCheckpoint() ||
+                lookup_.deletion_vectors;
     TIDE_RETURN_IF_ERROR(SyncCompaction(w, wait));
+    if (lookup_.need_lookup && lookup_.wait) TIDE_RETURN_IF_ERROR(CompactLevel0(w));
   }
   // Data, changelog and compaction files are written under their final names without syncing their
   // folder (ParquetWriteOptions::write_in_place): their names become durable here, one folder sync per
@@ -977,8 +1037,18 @@ Result<std::vector<CommitMessage>> TableWrite::PrepareCommit() {
       index_file = std::move(written).value();
       w->key_hashes_modified = false;
     }
-    if (w->new_files.empty() && w->changelog_files.empty() && !index_file && w->compact_before.empty() &&
-        w->compact_after.empty()) {
+    std::optional<IndexManifestEntry> dv_file;
+    if (w->compact && w->compact->dv() && w->compact->dv()->modified()) {
+      // The bucket's vectors as one new DV index file (Java's CompactDeletionFile.generateFiles), which
+      // replaces the bucket's previous one in the COMPACT snapshot's index manifest.
+      auto written = w->compact->dv()->WriteIndexFile(fs_);
+      if (!written.ok()) return Fail(written.status());
+      dv_file = std::move(written).value();
+      dv_file->partition = w->partition;
+      dv_file->bucket = w->bucket;
+    }
+    if (w->new_files.empty() && w->changelog_files.empty() && !index_file && !dv_file && w->compact_before.empty() &&
+        w->compact_after.empty() && w->compact_changelog.empty()) {
       continue;
     }
     CommitMessage m;
@@ -989,9 +1059,12 @@ Result<std::vector<CommitMessage>> TableWrite::PrepareCommit() {
     m.changelog_files = std::move(w->changelog_files);
     m.compact_before = std::move(w->compact_before);
     m.compact_after = std::move(w->compact_after);
+    m.compact_changelog_files = std::move(w->compact_changelog);
     w->compact_before.clear();
     w->compact_after.clear();
+    w->compact_changelog.clear();
     if (index_file) m.new_index_files.push_back(std::move(*index_file));
+    if (dv_file) m.new_index_files.push_back(std::move(*dv_file));
     w->new_files.clear();
     w->changelog_files.clear();
     messages.push_back(std::move(m));
@@ -1012,7 +1085,7 @@ void TableWrite::Abort() {
         if (!moved.count(f.file_name)) fs_->DeleteFile(JoinPath(w->paths.bucket_dir(), f.file_name)).IgnoreError();
       }
     }
-    for (const auto* files : {&w->new_files, &w->changelog_files}) {
+    for (const auto* files : {&w->new_files, &w->changelog_files, &w->compact_changelog}) {
       for (const DataFileMeta& f : *files) fs_->DeleteFile(JoinPath(w->paths.bucket_dir(), f.file_name)).IgnoreError();
     }
   }

@@ -48,9 +48,22 @@
 // Intermediate files (written by one compaction and replaced by a later one before any commit) are
 // deleted at once, as Java's MergeTreeWriter does.
 //
-// Refused tables (NotSupported, naming the option): the above bucket modes, deletion vectors and the
-// first-row engine on primary-key tables (their level-0 rows stay invisible to batch reads until a
-// lookup compaction, which Tide does not run yet, moves them up), VARIANT columns, and the options
+// Lookup tables (deletion vectors, first-row, `changelog-producer` lookup; Java's LookupStrategy)
+// compact as Java's lookup mode does: level 0 is forced up after every flush (ForceUpLevel0Compaction)
+// and, with `lookup-wait` (default true), PrepareCommit waits until the bucket's level 0 is compacted,
+// so every commit carries the APPEND snapshot of its level-0 files and the COMPACT snapshot that moves
+// them up. Lookup compaction (MergeTreeCompactRewriter) looks each level-0 key up in the levels above:
+// deletion vectors mark the older row's position (the bucket's BucketedDvMaintainer, restored from the
+// latest snapshot's index manifest), and PrepareCommit writes the bucket's vectors into one new DV index
+// file (32-bit, or 64-bit with `deletion-vectors.bitmap64`) listed in the COMPACT snapshot's index
+// manifest in place of the previous one; first-row keeps a key's first row; `changelog-producer` lookup
+// writes the exact -U/+U/-D/+I changes as changelog files of the compaction (compact_changelog_files,
+// committed with the COMPACT snapshot). First-row tables refuse -U/-D rows unless `ignore-delete`.
+// `changelog-producer` full-compaction: compactions into the max level write the changes against the
+// max level's previous records as changelog files (committed likewise).
+//
+// Refused tables (NotSupported, naming the option): the above bucket modes, first-row with deletion
+// vectors (as Java), VARIANT columns, and the options
 // CheckWritable (table_write.cc) refuses.
 //
 // Thread-safety: one thread at a time. Data files go to the local file system (the Parquet writer's).
@@ -188,6 +201,9 @@ class TableWrite {
     int32_t bucket = 0;
     int64_t max_sequence = 0;          // the largest _MAX_SEQUENCE_NUMBER of its live files
     std::vector<DataFileMeta> files;   // its live files (kept only when the writer compacts)
+    // Deletion-vector tables: the bucket's DV index files and where each is.
+    std::vector<IndexManifestEntry> dv_index_files;
+    std::vector<std::string> dv_index_paths;
   };
   // Reads the live files of the latest snapshot once per snapshot id, for new bucket writers.
   Status LoadRestore();
@@ -195,6 +211,8 @@ class TableWrite {
   Result<const RestoredBucket*> RestoredBucketOf(const std::string& writer_key);
   // The compaction of a new primary-key bucket writer, over the bucket's live files.
   Status StartCompaction(BucketWriter* writer, const RestoredBucket* restored);
+  // Lookup tables with lookup-wait: compacts until the bucket's level 0 is empty (PrepareCommit).
+  Status CompactLevel0(BucketWriter* writer);
   // Takes a compaction result (waiting for a running task when `blocking`) into the writer's pending
   // compact_before / compact_after.
   Status SyncCompaction(BucketWriter* writer, bool blocking);
@@ -270,6 +288,11 @@ class TableWrite {
   std::unique_ptr<CompactionContext> compaction_context_;
   std::unique_ptr<SerialExecutor> compaction_executor_;
   int64_t commits_since_full_compaction_ = 0;
+  // Lookup tables: what lookup compaction does, and the names of new DV index files
+  // (`index-<uuid>-<n>`, the counter shared by the buckets).
+  LookupOptions lookup_;
+  std::string dv_file_prefix_;
+  std::shared_ptr<int64_t> dv_next_file_;
 
   Status failed_;
   TableWriteMetrics metrics_;

@@ -51,6 +51,29 @@ TEST_F(TableWriteTest, PrimaryKeyRoundTrip) {
 }
 
 
+// First-row tables keep a key's first row once committed (lookup compaction drops a later level-0 row
+// of a key some level holds), and refuse retractions unless ignore-delete drops them.
+TEST_F(TableWriteTest, FirstRowKeepsTheFirstRowAcrossCommits) {
+  TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())},
+                                        {"id"}, {}, {{"bucket", "1"}, {"merge-engine", "first-row"}});
+  std::string path = MakeTable(schema);
+  auto w = Writer(path, schema);
+  EXPECT_TRUE(w->Write(RowKind::kDelete, Row{Datum(int64_t{1}), Datum("x")}).IsInvalidArgument());
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{Datum(int64_t{1}), Datum("a")}).ok());
+  ASSERT_TRUE(testing::CommitMessages(path, w->PrepareCommit().value(), "user-1", 1).ok());
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{Datum(int64_t{1}), Datum("b")}).ok());
+  ASSERT_TRUE(w->Write(RowKind::kInsert, Row{Datum(int64_t{2}), Datum("c")}).ok());
+  ASSERT_TRUE(testing::CommitMessages(path, w->PrepareCommit().value(), "user-1", 2).ok());
+  auto rows = testing::ReadTable(path);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(testing::SortedRows(*rows), (std::vector<Row>{{Datum(int64_t{1}), Datum("a")}, {Datum(int64_t{2}), Datum("c")}}));
+
+  TableSchema ignoring = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())},
+                                          {"id"}, {}, {{"bucket", "1"}, {"merge-engine", "first-row"}, {"ignore-delete", "true"}});
+  auto w2 = Writer(MakeTable(ignoring), ignoring);
+  EXPECT_TRUE(w2->Write(RowKind::kDelete, Row{Datum(int64_t{1}), Datum("x")}).ok());
+}
+
 Datum I(int64_t v) { return Datum(v); }
 
 // The bucket of a row written to a `bucket = n` table keyed by one column of `type`.
@@ -195,13 +218,19 @@ TEST_F(TableWriteTest, RefusesWhatItCannotWrite) {
                   .IsNotSupported());
   EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "-2"}})).IsNotSupported());
   EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "0"}})).IsInvalidArgument());
-  EXPECT_TRUE(
-      refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"merge-engine", "first-row"}})).IsNotSupported());
-  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"deletion-vectors.enabled", "true"}}))
+  // Lookup tables are written (table_write_lookup_model_test.cc), except first-row with deletion vectors,
+  // which Java refuses too.
+  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"merge-engine", "first-row"}})).ok());
+  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"deletion-vectors.enabled", "true"}})).ok());
+  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {},
+                                      {{"bucket", "2"}, {"merge-engine", "first-row"}, {"deletion-vectors.enabled", "true"}}))
                   .IsNotSupported());
   EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"file.format", "orc"}})).IsNotSupported());
-  EXPECT_TRUE(
-      refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"changelog-producer", "lookup"}})).IsNotSupported());
+  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"changelog-producer", "lookup"}})).ok());
+  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"changelog-producer", "full-compaction"}}))
+                  .ok());
+  EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"lookup-compact", "eager"}}))
+                  .IsInvalidArgument());
   EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"bucket-key", "v"}})).IsInvalidArgument());
   EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {}, {}, {{"bucket", "2"}})).IsInvalidArgument());  // no bucket-key
   EXPECT_TRUE(refuse(WriterTestSchema(pk_fields, {"id"}, {}, {{"bucket", "2"}, {"write-buffer-size", "lots"}}))

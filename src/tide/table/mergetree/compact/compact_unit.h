@@ -1,6 +1,6 @@
 // CompactUnit: what a compaction strategy picks (the files of some sorted runs and the level their
 // output goes to); CompactResult: what a compaction did (files removed, files added, both with their
-// levels). Java's CompactUnit and CompactResult. Thread-safety: plain values.
+// levels, and the changelog files of a lookup compaction). Java's CompactUnit and CompactResult. Thread-safety: plain values.
 #pragma once
 
 #include <cstdint>
@@ -30,10 +30,13 @@ struct CompactUnit {
 struct CompactResult {
   std::vector<DataFileMeta> before;  // removed (each with the level it had)
   std::vector<DataFileMeta> after;   // added (each with its new level)
+  // Changelog files lookup compaction produced (changelog-producer lookup).
+  std::vector<DataFileMeta> changelog;
 
   void Merge(CompactResult other) {
     for (auto& f : other.before) before.push_back(std::move(f));
     for (auto& f : other.after) after.push_back(std::move(f));
+    for (auto& f : other.changelog) changelog.push_back(std::move(f));
   }
   bool empty() const { return before.empty() && after.empty(); }
 };

@@ -22,11 +22,15 @@ UniversalCompactionOptions StrategyOptions(const CoreOptions& o) {
 }  // namespace
 
 MergeTreeCompactManager::MergeTreeCompactManager(Levels levels, SerialExecutor* executor, CompactionContext* context,
-                                                 std::string bucket_dir)
+                                                 std::string bucket_dir, std::unique_ptr<BucketedDvMaintainer> dv)
     : levels_(std::move(levels)), executor_(executor), context_(context), bucket_dir_(std::move(bucket_dir)),
       strategy_(StrategyOptions(context->options())),
       stop_trigger_(context->options().num_sorted_run_stop_trigger()),
-      compaction_file_size_(context->options().compaction_file_size()) {}
+      compaction_file_size_(context->options().compaction_file_size()), dv_(std::move(dv)) {
+  if (context->lookup().need_lookup) {
+    lookup_ = std::make_unique<LookupLevels>(context, bucket_dir_, dv_.get(), context->lookup_cache());
+  }
+}
 
 MergeTreeCompactManager::~MergeTreeCompactManager() {
   // A task still running writes files nothing will reference: wait for it and delete them.
@@ -38,6 +42,7 @@ MergeTreeCompactManager::~MergeTreeCompactManager() {
       for (const auto& f : r->after) {
         if (!kept.count(f.file_name)) context_->fs()->DeleteFile(JoinPath(bucket_dir_, f.file_name)).IgnoreError();
       }
+      for (const auto& f : r->changelog) context_->fs()->DeleteFile(JoinPath(bucket_dir_, f.file_name)).IgnoreError();
     }
   }
 }
@@ -48,8 +53,27 @@ void MergeTreeCompactManager::TriggerCompaction(bool full) {
   std::optional<CompactUnit> unit;
   if (full) {
     unit = UniversalCompaction::PickFullCompaction(levels_.NumberOfLevels(), runs);
+    if (!unit && dv_ && runs.size() == 1 && runs[0].level == levels_.MaxLevel()) {
+      // Java's pickFullCompaction: files of the max level that have deletion vectors are rewritten
+      // one by one, without their deleted rows.
+      CompactUnit rewrite;
+      rewrite.output_level = levels_.MaxLevel();
+      rewrite.file_rewrite = true;
+      for (const auto& f : runs[0].run.files) {
+        if (dv_->VectorOf(f.meta.file_name)) rewrite.files.push_back(f);
+      }
+      if (!rewrite.files.empty()) unit = std::move(rewrite);
+    }
   } else {
     unit = strategy_.Pick(levels_.NumberOfLevels(), runs);
+    if (!unit && lookup_) {
+      // ForceUpLevel0Compaction: level-0 rows are invisible to lookup-table readers until they move up.
+      const auto& interval = context_->lookup().gentle_interval;
+      if (!interval || ++lookup_triggers_ >= *interval) {
+        lookup_triggers_ = 0;
+        unit = strategy_.ForcePickL0(levels_.NumberOfLevels(), runs);
+      }
+    }
     // Nothing to do: no file, or one file already at the output level.
     if (unit && (unit->files.empty() || (unit->files.size() == 1 && unit->files[0].meta.level == unit->output_level))) {
       unit.reset();
@@ -57,7 +81,9 @@ void MergeTreeCompactManager::TriggerCompaction(bool full) {
   }
   if (!unit) return;
   // No older data can remain below an output at or above the highest non-empty level.
-  bool drop_delete = unit->output_level != 0 && unit->output_level >= levels_.NonEmptyHighestLevel();
+  // With deletion vectors older rows are marked deleted, so deletes are dropped at any level above 0.
+  bool drop_delete =
+      unit->output_level != 0 && (unit->output_level >= levels_.NonEmptyHighestLevel() || dv_ != nullptr);
   Submit(std::move(*unit), drop_delete);
 }
 
@@ -68,9 +94,14 @@ void MergeTreeCompactManager::Submit(CompactUnit unit, bool drop_delete) {
   options.max_level = levels_.MaxLevel();
   CompactionContext* context = context_;
   std::string bucket_dir = bucket_dir_;
+  // The lookup levels see the levels as they are now: while the task runs only level 0 changes.
+  if (lookup_) lookup_->SetRuns(levels_.LevelSortedRuns());
+  LookupLevels* lookup = lookup_.get();
+  BucketedDvMaintainer* dv = dv_.get();
+  const int32_t max_level = levels_.MaxLevel();
   task_ = executor_->Submit<Result<CompactResult>>(
-      [unit = std::move(unit), options, context, bucket_dir]() -> Result<CompactResult> {
-        MergeTreeCompactRewriter rewriter(context, bucket_dir);
+      [unit = std::move(unit), options, context, bucket_dir, max_level, lookup, dv]() -> Result<CompactResult> {
+        MergeTreeCompactRewriter rewriter(context, bucket_dir, max_level, lookup, dv);
         return RunMergeTreeCompactTask(unit, options, &rewriter);
       });
 }

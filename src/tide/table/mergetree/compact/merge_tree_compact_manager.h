@@ -11,6 +11,12 @@
 // tells the writer to wait for the running task before flushing more; ShouldWaitForPreparingCheckpoint
 // (one more than that) to wait before a commit.
 //
+// Lookup tables (LookupOptions::need_lookup) compact as Java's ForceUpLevel0Compaction: when the
+// strategy picks nothing, every level-0 run goes up (with `lookup-compact` gentle, only every Nth
+// trigger); the manager keeps the bucket's LookupLevels and, with deletion vectors, its
+// BucketedDvMaintainer, both handed to the running task alone (deletes are then always dropped above
+// level 0: older rows are marked deleted instead).
+//
 // Thread-safety: every method on the writer's thread; the task touches only its copy of the unit, the
 // CompactionContext (used by the compaction thread alone) and new files.
 #pragma once
@@ -23,6 +29,8 @@
 
 #include "tide/base/result.h"
 #include "tide/base/serial_executor.h"
+#include "tide/table/deletionvectors/bucketed_dv_maintainer.h"
+#include "tide/table/mergetree/compact/lookup_levels.h"
 #include "tide/table/mergetree/compact/merge_tree_compact_rewriter.h"
 #include "tide/table/mergetree/compact/universal_compaction.h"
 #include "tide/table/mergetree/levels.h"
@@ -31,8 +39,10 @@ namespace tide {
 
 class MergeTreeCompactManager {
  public:
-  // `executor` and `context` outlive the manager; `bucket_dir` is the bucket's folder.
-  MergeTreeCompactManager(Levels levels, SerialExecutor* executor, CompactionContext* context, std::string bucket_dir);
+  // `executor` and `context` outlive the manager; `bucket_dir` is the bucket's folder; `dv` the bucket's
+  // deletion vectors (tables with deletion vectors only).
+  MergeTreeCompactManager(Levels levels, SerialExecutor* executor, CompactionContext* context, std::string bucket_dir,
+                          std::unique_ptr<BucketedDvMaintainer> dv = nullptr);
   ~MergeTreeCompactManager();
   MergeTreeCompactManager(const MergeTreeCompactManager&) = delete;
   MergeTreeCompactManager& operator=(const MergeTreeCompactManager&) = delete;
@@ -50,6 +60,8 @@ class MergeTreeCompactManager {
     return static_cast<int64_t>(levels_.NumberOfSortedRuns()) > static_cast<int64_t>(stop_trigger_) + 1;
   }
   const Levels& levels() const { return levels_; }
+  // The bucket's deletion vectors, or null. REQUIRES for changes: no task running.
+  BucketedDvMaintainer* dv() { return dv_.get(); }
 
  private:
   void Submit(CompactUnit unit, bool drop_delete);
@@ -62,6 +74,9 @@ class MergeTreeCompactManager {
   int32_t stop_trigger_;
   int64_t compaction_file_size_;
   std::future<Result<CompactResult>> task_;
+  std::unique_ptr<BucketedDvMaintainer> dv_;
+  std::unique_ptr<LookupLevels> lookup_;
+  int32_t lookup_triggers_ = 0;  // `lookup-compact` gentle: triggers since level 0 was last forced up
 };
 
 }  // namespace tide

@@ -22,6 +22,7 @@ class Task {
       for (const auto& f : result_.after) {
         if (!kept.count(f.file_name)) rewriter_->DeleteWritten(f);
       }
+      for (const auto& f : result_.changelog) rewriter_->DeleteWritten(f);
       return s;
     }
     return std::move(result_);
@@ -110,6 +111,7 @@ Result<CompactResult> RunMergeTreeCompactTask(const CompactUnit& unit, const Mer
       auto r = rewriter->Rewrite(unit.output_level, options.drop_delete, single);
       if (!r.ok()) {
         for (const auto& written : result.after) rewriter->DeleteWritten(written);
+        for (const auto& written : result.changelog) rewriter->DeleteWritten(written);
         return r.status();
       }
       result.Merge(std::move(r).value());

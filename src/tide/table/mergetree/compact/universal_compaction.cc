@@ -96,6 +96,14 @@ std::optional<CompactUnit> UniversalCompaction::PickForSizeRatio(int32_t max_lev
   return CreateUnit(runs, max_level, candidate_count);
 }
 
+std::optional<CompactUnit> UniversalCompaction::ForcePickL0(int32_t num_levels,
+                                                             const std::vector<LevelSortedRun>& runs) {
+  size_t count = 0;
+  while (count < runs.size() && runs[count].level == 0) ++count;
+  if (count == 0) return std::nullopt;
+  return PickForSizeRatio(num_levels - 1, runs, count, true);
+}
+
 CompactUnit UniversalCompaction::CreateUnit(const std::vector<LevelSortedRun>& runs, int32_t max_level,
                                             size_t run_count) {
   int32_t output_level;

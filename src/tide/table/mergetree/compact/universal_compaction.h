@@ -48,6 +48,9 @@ class UniversalCompaction {
   std::optional<CompactUnit> PickForSizeRatio(int32_t max_level, const std::vector<LevelSortedRun>& runs,
                                               size_t candidate_count, bool force_pick);
   CompactUnit CreateUnit(const std::vector<LevelSortedRun>& runs, int32_t max_level, size_t run_count);
+  // Java's forcePickL0 (lookup tables, ForceUpLevel0Compaction): every level-0 run, extended by the size
+  // ratio rule, to the level below the next run; none without level-0 files.
+  std::optional<CompactUnit> ForcePickL0(int32_t num_levels, const std::vector<LevelSortedRun>& runs);
 
  private:
   std::optional<CompactUnit> TryEarlyFullCompaction(int32_t num_levels, const std::vector<LevelSortedRun>& runs);
