@@ -128,7 +128,7 @@ Status RunRead(const ReadCommandOptions& options, std::ostream& out) {
   ChangePrinter printer(format, stream->fields(), out);
   auto emit = [&printer](const ChangeRecord& record) { return printer.Print(record); };
   while (!g_stop.load()) {
-    if (last && stream->next_snapshot() > *last) break;
+    if (last && stream->next_snapshot() > *last && !stream->full_read_due()) break;
     TIDE_ASSIGN_OR_RETURN(std::optional<int64_t> read, stream->Poll(emit));
     // The rows are out before the consumer says they were read: a crash in between repeats a snapshot,
     // never skips one.

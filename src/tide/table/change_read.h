@@ -83,8 +83,10 @@ class TableChangeStream {
   // snapshots still advance the stream). NotFound when the next snapshot to read was expired.
   Result<std::optional<int64_t>> Poll(const std::function<Status(const ChangeRecord&)>& emit);
 
-  // The next snapshot the stream will read.
+  // The next snapshot the stream will read (after the full read of a snapshot, if one is still due).
   int64_t next_snapshot() const { return next_snapshot_; }
+  // Whether the next Poll reads a snapshot in full (a *-full start).
+  bool full_read_due() const { return full_snapshot_.has_value() || wait_full_; }
   // Records next_snapshot() as the consumer's progress (no-op without a consumer id).
   Status CommitConsumer();
   // The fields of the records' rows (the table's latest schema).
