@@ -84,7 +84,7 @@ Printed ReadPrinted(const std::string& path) {
 class ReadFollowTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    db_ = "read_follow";
+    db_ = "rf_" + ToLower(std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())).substr(0, 50);
     ASSERT_TRUE(Server().CreateDatabase(db_).ok());
     warehouse_ = dir_.path() + "/warehouse";
   }
