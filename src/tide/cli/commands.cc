@@ -8,6 +8,7 @@
 #include "tide/cli/doctor_command.h"
 #include "tide/cli/maintenance_command.h"
 #include "tide/cli/pg_tail_command.h"
+#include "tide/cli/read_command.h"
 #include "tide/cli/sql_command.h"
 #include "tide/cli/sync_command.h"
 #include "tide/cli/table_command.h"
@@ -27,6 +28,7 @@ int Main(int argc, char** argv) {
   RegisterDoctor(app);
   RegisterMaintenance(app);
   RegisterPgTail(app);
+  RegisterRead(app);
   RegisterSql(app);
   RegisterSync(app);
   RegisterTable(app);

@@ -77,7 +77,8 @@ class SqlSession {
       *failed = !Run(
           "SELECT table_schema AS database, table_name AS \"table\" FROM information_schema.tables "
           "WHERE table_type = 'VIEW' AND table_catalog = current_database() "
-          "AND NOT (table_name LIKE '%$snapshots' OR table_name LIKE '%$schemas') ORDER BY ALL");
+          "AND NOT (table_name LIKE '%$snapshots' OR table_name LIKE '%$schemas' OR table_name LIKE '%$audit_log') "
+          "ORDER BY ALL");
     } else {
       *failed = !Fail(Status::InvalidArgument("unknown command {}: try .help", line));
     }

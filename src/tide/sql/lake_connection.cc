@@ -1,6 +1,7 @@
 #include "tide/sql/lake_connection.h"
 
 #include "tide/format/duckdb_type_mapping.h"
+#include "tide/sql/audit_log_table.h"
 #include "tide/sql/paimon_scan.h"
 #include "tide/sql/sql_table_name.h"
 #include "tide/sql/system_tables.h"
@@ -72,6 +73,7 @@ Status LakeConnection::CreateTableViews(const std::string& database, const std::
   std::string schema = QuoteSqlIdentifier(database) + ".";
   TIDE_RETURN_IF_ERROR(connection_.Execute(fmt::format("CREATE VIEW {}{} AS SELECT * FROM {}({})", schema,
                                                        QuoteSqlIdentifier(table), kPaimonScanFunction, name)));
+  TIDE_RETURN_IF_ERROR(CreateAuditLogView(connection_, id));
   TIDE_RETURN_IF_ERROR(connection_.Execute(fmt::format("CREATE VIEW {}{} AS SELECT * FROM {}({})", schema,
                                                        QuoteSqlIdentifier(table + "$snapshots"),
                                                        kSnapshotsFunction, name)));

@@ -6,6 +6,7 @@
 //   <database>.<table>            AS SELECT * FROM paimon_scan('<database>.<table>')
 //   <database>."<table>$snapshots" AS SELECT * FROM paimon_snapshots('<database>.<table>')
 //   <database>."<table>$schemas"   AS SELECT * FROM paimon_schemas('<database>.<table>')
+//   <database>."<table>$audit_log" AS SELECT * FROM paimon_scan('<database>.<table>', audit_log => true)
 // with every name quoted, so dots, quotes and upper case survive. A view's columns are those of the
 // table's latest schema when the connection opened; paimon_scan reads any snapshot with its own schema.
 // A table that cannot be shown (unreadable schema, a type DuckDB has no equivalent for, a name that

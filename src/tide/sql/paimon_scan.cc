@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct ScanState;
 struct ScanBindData {
   TableIdentifier id;
   SnapshotSelector selector;
+  // An incremental read or the audit log (rows with their kinds): a leading `rowkind` column.
+  std::optional<IncrementalReadOptions> change;
+  bool audit_log = false;
   std::vector<DataField> fields;  // the read schema's fields, in column order
   // The scan being run (set by Init): DuckDB's C API gives LocalInit the bind data but not the global
   // init data.
@@ -55,6 +59,39 @@ const std::shared_ptr<const TableSource>& SourceOf(void* extra_info) {
   return *static_cast<std::shared_ptr<const TableSource>*>(extra_info);
 }
 
+bool BindNamedBool(duckdb_bind_info info, const char* name) {
+  DuckValue value(duckdb_bind_get_named_parameter(info, name));
+  return value && !duckdb_is_null_value(value.raw()) && duckdb_get_bool(value.raw());
+}
+
+// The change read the named parameters ask for (incremental_between..., audit_log), if any.
+Result<std::optional<IncrementalReadOptions>> BindChangeRead(duckdb_bind_info info, const SnapshotSelector& selector,
+                                                             bool* audit_log) {
+  IncrementalReadOptions options;
+  options.between = BindNamedString(info, "incremental_between");
+  options.between_timestamp = BindNamedString(info, "incremental_between_timestamp");
+  std::optional<std::string> mode = BindNamedString(info, "incremental_between_scan_mode");
+  *audit_log = BindNamedBool(info, "audit_log");
+  bool incremental = options.between || options.between_timestamp;
+  if (!incremental && !*audit_log) {
+    if (mode) return Status::InvalidArgument("paimon_scan: incremental_between_scan_mode needs incremental_between");
+    return std::optional<IncrementalReadOptions>();
+  }
+  if (options.between && options.between_timestamp) {
+    return Status::InvalidArgument(
+        "paimon_scan: give one of incremental_between and incremental_between_timestamp, not both");
+  }
+  if (!selector.IsLatest()) {
+    return Status::InvalidArgument(
+        "paimon_scan: incremental_between and audit_log read changes; they do not combine with snapshot_id, "
+        "timestamp_ms or tag");
+  }
+  if (mode) options.scan_mode = *mode;
+  // With a range the audit log is the incremental read (Java's `$audit_log` with incremental-between).
+  if (incremental) *audit_log = false;
+  return std::optional<IncrementalReadOptions>(std::move(options));
+}
+
 Result<SnapshotSelector> BindSelector(duckdb_bind_info info) {
   SnapshotSelector selector;
   selector.snapshot_id = BindNamedInt64(info, "snapshot_id");
@@ -75,8 +112,13 @@ void Bind(duckdb_bind_info info) {
         TIDE_ASSIGN_OR_RETURN(std::string name, BindStringParameter(info, 0, kPaimonScanFunction));
         TIDE_ASSIGN_OR_RETURN(TableIdentifier id, ParseSqlTableName(name));
         TIDE_ASSIGN_OR_RETURN(SnapshotSelector selector, BindSelector(info));
-        TIDE_ASSIGN_OR_RETURN(TableSchema schema, source->ReadSchema(id, selector));
         auto data = std::make_unique<ScanBindData>();
+        TIDE_ASSIGN_OR_RETURN(data->change, BindChangeRead(info, selector, &data->audit_log));
+        TIDE_ASSIGN_OR_RETURN(TableSchema schema, source->ReadSchema(id, selector));
+        if (data->change) {
+          DuckLogicalType varchar(duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR));
+          duckdb_bind_add_result_column(info, kRowKindColumn, varchar.raw());
+        }
         for (const DataField& field : schema.fields) {
           Result<DuckLogicalType> type = DuckTypeFor(field.type, field.name);
           if (!type.ok()) return type.status().WithContext(fmt::format("table {}", id.ToString()));
@@ -94,12 +136,59 @@ void Bind(duckdb_bind_info info) {
       [&](const char* error) { duckdb_bind_set_error(info, error); });
 }
 
+// Init of a change read: column 0 is `rowkind`, column i > 0 the table's field i - 1.
+Status InitChangeRead(duckdb_init_info info, const TableSource& source, const ScanBindData& bind, ScanState* state) {
+  IncrementalReadOptions options = *bind.change;
+  options.all_columns = false;
+  options.with_row_kind = false;
+  idx_t columns = duckdb_init_get_column_count(info);
+  for (idx_t i = 0; i < columns; ++i) {
+    idx_t index = duckdb_init_get_column_index(info, i);
+    if (index == 0) options.with_row_kind = true;
+  }
+  for (idx_t i = 0; i < columns; ++i) {
+    idx_t index = duckdb_init_get_column_index(info, i);
+    if (index == 0) {
+      state->row_index.push_back(0);
+    } else if (index <= bind.fields.size()) {
+      state->row_index.push_back(static_cast<int>(options.projection.size()) + (options.with_row_kind ? 1 : 0));
+      options.projection.push_back(static_cast<int>(index - 1));
+    } else {
+      state->row_index.push_back(-1);
+    }
+  }
+  state->reader_columns = options.projection.size() + (options.with_row_kind ? 1 : 0);
+  Result<std::unique_ptr<TableReader>> reader = source.NewChangeReader(bind.id, bind.audit_log, options);
+  if (!reader.ok()) return NameTheTable(reader.status(), bind.id);
+  state->reader = std::move(reader).value();
+  // The reader reads the latest schema again; a schema change since the bind must not be read as it.
+  const std::vector<DataField>& got = state->reader->fields();
+  bool same = got.size() == state->reader_columns;
+  size_t offset = options.with_row_kind ? 1 : 0;
+  for (size_t i = 0; same && i < options.projection.size(); ++i) {
+    const DataField& want = bind.fields[static_cast<size_t>(options.projection[i])];
+    same = got[i + offset].name == want.name && got[i + offset].type.EqualsIgnoreNullable(want.type);
+  }
+  if (!same) {
+    return Status::Conflict("table {}: its schema changed while the query was planned; run the query again",
+                            bind.id.ToString());
+  }
+  return Status::OK();
+}
+
 void Init(duckdb_init_info info) {
   GuardCallback(
       [&]() -> Status {
         const auto& source = SourceOf(duckdb_init_get_extra_info(info));
         const auto* bind = static_cast<const ScanBindData*>(duckdb_init_get_bind_data(info));
         auto state = std::make_unique<ScanState>();
+        if (bind->change) {
+          TIDE_RETURN_IF_ERROR(InitChangeRead(info, *source, *bind, state.get()));
+          duckdb_init_set_max_threads(info, 1);
+          bind->scan.store(state.get());
+          duckdb_init_set_init_data(info, state.release(), [](void* p) { delete static_cast<ScanState*>(p); });
+          return Status::OK();
+        }
         ReadOptions options;
         options.snapshot = bind->selector;
         options.all_columns = false;
@@ -201,6 +290,10 @@ Status RegisterPaimonScan(const DuckConnection& connection, std::shared_ptr<cons
   function.AddNamedParameter("snapshot_id", DUCKDB_TYPE_BIGINT);
   function.AddNamedParameter("timestamp_ms", DUCKDB_TYPE_BIGINT);
   function.AddNamedParameter("tag", DUCKDB_TYPE_VARCHAR);
+  function.AddNamedParameter("incremental_between", DUCKDB_TYPE_VARCHAR);
+  function.AddNamedParameter("incremental_between_timestamp", DUCKDB_TYPE_VARCHAR);
+  function.AddNamedParameter("incremental_between_scan_mode", DUCKDB_TYPE_VARCHAR);
+  function.AddNamedParameter("audit_log", DUCKDB_TYPE_BOOLEAN);
   duckdb_table_function_set_extra_info(function.raw(), new std::shared_ptr<const TableSource>(std::move(source)),
                                        [](void* p) { delete static_cast<std::shared_ptr<const TableSource>*>(p); });
   duckdb_table_function_set_bind(function.raw(), Bind);

@@ -11,6 +11,12 @@
 // function, so every row of the snapshot is read. Errors (unknown table, unknown snapshot, unreadable
 // file) fail the query with Tide's message.
 //
+// Change reads (table/change_read.h): `incremental_between := 'S1,S2'` or
+// `incremental_between_timestamp := 'T1,T2'` (with `incremental_between_scan_mode := auto|delta|changelog`)
+// return the changes of the snapshots in (S1, S2], and `audit_log := true` the latest snapshot with each
+// row's kind (the `$audit_log` view, audit_log_table.h). Their first column is `rowkind` ('+I', '-U',
+// '+U', '-D'), then the table's latest columns; they are read on one thread.
+//
 // Thread-safety: one scan reads on one thread at a time (max_threads 1); separate scans, in one query
 // or several, have separate readers.
 #pragma once

@@ -31,6 +31,15 @@ class OwningTableReader final : public TableReader {
   std::unique_ptr<TableReader> reader_;
 };
 
+}  // namespace
+
+Result<std::unique_ptr<TableReader>> TableSource::NewChangeReader(const TableIdentifier& id, bool,
+                                                                  const IncrementalReadOptions&) const {
+  return Status::NotSupported("table {}: this source has no change reads", id.ToString());
+}
+
+namespace {
+
 class CatalogTableSource final : public TableSource {
  public:
   explicit CatalogTableSource(std::unique_ptr<Catalog> catalog) : catalog_(std::move(catalog)) {}
@@ -50,6 +59,18 @@ class CatalogTableSource final : public TableSource {
                                                  const ReadOptions& options) const override {
     TIDE_ASSIGN_OR_RETURN(std::unique_ptr<Table> table, catalog_->GetTable(id));
     TIDE_ASSIGN_OR_RETURN(std::unique_ptr<TableReader> reader, table->NewReader(options));
+    return std::unique_ptr<TableReader>(new OwningTableReader(std::move(table), std::move(reader)));
+  }
+
+  Result<std::unique_ptr<TableReader>> NewChangeReader(const TableIdentifier& id, bool audit_log,
+                                                       const IncrementalReadOptions& options) const override {
+    TIDE_ASSIGN_OR_RETURN(std::unique_ptr<Table> table, catalog_->GetTable(id));
+    std::unique_ptr<TableReader> reader;
+    if (audit_log) {
+      TIDE_ASSIGN_OR_RETURN(reader, NewAuditLogReader(*table, options));
+    } else {
+      TIDE_ASSIGN_OR_RETURN(reader, NewIncrementalReader(*table, options));
+    }
     return std::unique_ptr<TableReader>(new OwningTableReader(std::move(table), std::move(reader)));
   }
 

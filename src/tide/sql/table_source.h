@@ -18,6 +18,7 @@
 #include "tide/base/result.h"
 #include "tide/catalog/catalog.h"
 #include "tide/io/file_system.h"
+#include "tide/table/change_read.h"
 #include "tide/table/snapshot/snapshot.h"
 #include "tide/table/source/table_reader.h"
 #include "tide/types/table_schema.h"
@@ -38,6 +39,11 @@ class TableSource {
   // A reader over the chosen snapshot, projected as `options` says (Table::NewReader).
   virtual Result<std::unique_ptr<TableReader>> NewReader(const TableIdentifier& id,
                                                          const ReadOptions& options) const = 0;
+  // A reader of rows with their row kinds (table/change_read.h): the audit log of the latest snapshot
+  // when `audit_log`, else the incremental read `options` describes. Projection and the leading `rowkind`
+  // column as `options` say. The default refuses (a source of hand-built readers has no changes).
+  virtual Result<std::unique_ptr<TableReader>> NewChangeReader(const TableIdentifier& id, bool audit_log,
+                                                               const IncrementalReadOptions& options) const;
   // Every snapshot of the table that still exists, by ascending id.
   virtual Result<std::vector<Snapshot>> ListSnapshots(const TableIdentifier& id) const = 0;
   // Every schema version of the table, by ascending id.
