@@ -21,6 +21,7 @@ struct ScanState;
 struct ScanBindData {
   TableIdentifier id;
   SnapshotSelector selector;
+  bool read_optimized = false;  // the `$ro` view: a primary-key table's top level only
   std::vector<DataField> fields;  // the read schema's fields, in column order
   // The scan being run (set by Init): DuckDB's C API gives LocalInit the bind data but not the global
   // init data.
@@ -87,6 +88,7 @@ void Bind(duckdb_bind_info info) {
         }
         data->id = std::move(id);
         data->selector = std::move(selector);
+        data->read_optimized = BindNamedBool(info, "read_optimized").value_or(false);
         data->fields = std::move(schema.fields);
         duckdb_bind_set_bind_data(info, data.release(), [](void* p) { delete static_cast<ScanBindData*>(p); });
         return Status::OK();
@@ -102,6 +104,7 @@ void Init(duckdb_init_info info) {
         auto state = std::make_unique<ScanState>();
         ReadOptions options;
         options.snapshot = bind->selector;
+        options.read_optimized = bind->read_optimized;
         options.all_columns = false;
         idx_t columns = duckdb_init_get_column_count(info);
         for (idx_t i = 0; i < columns; ++i) {
@@ -201,6 +204,7 @@ Status RegisterPaimonScan(const DuckConnection& connection, std::shared_ptr<cons
   function.AddNamedParameter("snapshot_id", DUCKDB_TYPE_BIGINT);
   function.AddNamedParameter("timestamp_ms", DUCKDB_TYPE_BIGINT);
   function.AddNamedParameter("tag", DUCKDB_TYPE_VARCHAR);
+  function.AddNamedParameter("read_optimized", DUCKDB_TYPE_BOOLEAN);
   duckdb_table_function_set_extra_info(function.raw(), new std::shared_ptr<const TableSource>(std::move(source)),
                                        [](void* p) { delete static_cast<std::shared_ptr<const TableSource>*>(p); });
   duckdb_table_function_set_bind(function.raw(), Bind);
