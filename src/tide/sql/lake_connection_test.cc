@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "tide/sql/sql_test_util.h"
+#include "tide/sql/system_tables.h"
 
 namespace tide {
 namespace {
@@ -34,8 +35,26 @@ TEST(LakeConnectionTest, ShowsEveryTableAsAViewInASchemaPerDatabase) {
   EXPECT_THAT(lake.Rows("SELECT v FROM shop.users"), ElementsAre("user"));
   EXPECT_THAT(lake.Rows("SELECT v FROM crm.orders"), ElementsAre("crm order"));
   EXPECT_THAT(lake.Rows("SELECT table_schema, table_name FROM information_schema.tables "
-                        "WHERE table_type = 'VIEW' AND table_name NOT LIKE '%$%' ORDER BY ALL"),
+                        "WHERE table_type = 'VIEW' AND table_name NOT LIKE '%$%' AND table_schema <> 'sys' "
+                        "ORDER BY ALL"),
               ElementsAre("crm|orders", "shop|orders", "shop|users"));
+  // Every table has a view per system table, and `sys` has the warehouse's.
+  EXPECT_THAT(lake.Rows("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'shop' AND "
+                        "table_name LIKE 'orders$%'"),
+              ElementsAre(std::to_string(TableSystemTableNames().size())));
+  EXPECT_THAT(lake.Rows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'sys' ORDER BY ALL"),
+              ElementsAre("all_table_options", "partitions", "tables"));
+  // SHOW TABLES (any case and spacing) lists the tables of every database, not their system tables.
+  EXPECT_THAT(lake.Rows(LakeConnection::ListTablesSql()), ElementsAre("crm|orders", "shop|orders", "shop|users"));
+  Result<DuckResult> shown = lake.lake->Query("  show\n Tables ;");
+  ASSERT_TRUE(shown.ok()) << shown.status().ToString();
+  Result<TextResult> text = lake.renderer->Render(*shown, CellStyle::kText);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  ASSERT_EQ(text->rows.size(), 3u);
+  EXPECT_EQ(*text->rows[0][0], "crm");
+  EXPECT_EQ(*text->rows[0][1], "orders");
+  // Other SHOW statements are DuckDB's own.
+  EXPECT_TRUE(lake.lake->Query("SHOW TABLES FROM shop").ok());
 }
 
 TEST(LakeConnectionTest, QuotesNamesWithDotsQuotesSpacesAndUpperCase) {

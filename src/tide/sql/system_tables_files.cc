@@ -10,6 +10,7 @@
 #include "tide/base/strings.h"
 #include "tide/codec/binary_row.h"
 #include "tide/sql/system_table.h"
+#include "tide/table/io/file_store_path_factory.h"
 #include "tide/table/manifest/manifest.h"
 #include "tide/table/operation/file_store_scan.h"
 #include "tide/table/schema/core_options.h"
@@ -36,10 +37,42 @@ Result<SnapshotFiles> OpenSnapshot(const TableSource& source, const SystemTableQ
   return out;
 }
 
+// The live data files of the snapshot grouped by partition and bucket, sorted by (partition bytes,
+// bucket). Unlike a read's plan this refuses no table feature (data evolution, row tracking, blob
+// files): listing metadata needs none of them read.
 Result<std::vector<DataSplit>> PlanFiles(const SnapshotFiles& files) {
-  if (!files.snapshot) return std::vector<DataSplit>{};
-  FileStoreScan scan(files.table->fs(), files.table->path(), files.table->name(), files.table->latest_schema());
-  return scan.Plan(*files.snapshot);
+  std::vector<DataSplit> out;
+  if (!files.snapshot) return out;
+  const Table& table = *files.table;
+  FileStoreScan scan(table.fs(), table.path(), table.name(), table.latest_schema());
+  TIDE_ASSIGN_OR_RETURN(std::vector<ManifestEntry> entries, scan.ReadLiveEntries(*files.snapshot));
+  TIDE_ASSIGN_OR_RETURN(CoreOptions options, CoreOptions::Create(table.latest_schema(), table.name()));
+  FileStorePathFactory paths(table.path(), table.latest_schema(), options);
+  std::map<std::pair<std::string, int32_t>, DataSplit> splits;
+  for (ManifestEntry& e : entries) {
+    auto key = std::make_pair(e.partition, e.bucket);
+    auto it = splits.find(key);
+    if (it == splits.end()) {
+      DataSplit split;
+      split.partition = e.partition;
+      TIDE_ASSIGN_OR_RETURN(split.partition_values, DeserializeBinaryRow(e.partition, files.partition_types));
+      split.bucket = e.bucket;
+      split.total_buckets = e.total_buckets;
+      TIDE_ASSIGN_OR_RETURN(std::string partition_path, paths.PartitionPath(split.partition_values));
+      split.bucket_path = FileStorePathFactory::BucketPath(partition_path, e.bucket);
+      it = splits.emplace(key, std::move(split)).first;
+    }
+    it->second.files.push_back(std::move(e.file));
+  }
+  for (auto& [key, split] : splits) out.push_back(std::move(split));
+  return out;
+}
+
+// Where a data file is, as Java's FilesTable shows it: its external path as stored, else its bucket
+// folder's file.
+std::string DataFilePath(const DataSplit& split, const DataFileMeta& file) {
+  if (file.external_path) return *file.external_path;
+  return split.bucket_path + "/" + file.file_name;
 }
 
 // A serialized partition row as `{v1, v2}`; "{}" for an empty row.
@@ -104,10 +137,11 @@ Result<StatsText> ValueStatsText(const DataFileMeta& file, const TableSchema& fi
   TIDE_ASSIGN_OR_RETURN(SerializedBinaryRow split, SplitSerializedBinaryRow(stats.min_values));
   if (split.arity <= 0) return out;
   // The columns the statistics cover: `valueStatsCols` when the file names them (dense statistics),
-  // else every column of the file's schema.
+  // else the columns the file holds (`writeCols`, data evolution), else every column of its schema.
   std::vector<DataField> stats_fields;
-  if (file.value_stats_cols) {
-    for (const std::string& name : *file.value_stats_cols) {
+  const std::optional<std::vector<std::string>>& named = file.value_stats_cols ? file.value_stats_cols : file.write_cols;
+  if (named) {
+    for (const std::string& name : *named) {
       int index = file_schema.FieldIndex(name);
       if (index < 0) return Status::Corruption("data file {} has statistics for an unknown column '{}'", file.file_name, name);
       stats_fields.push_back(file_schema.fields[static_cast<size_t>(index)]);
@@ -198,7 +232,7 @@ SystemTable FilesTable() {
           std::vector<Datum> names(file.write_cols->begin(), file.write_cols->end());
           write_cols = Datum::Nested(std::move(names));
         }
-        rows.push_back(Row{Datum(partition), Datum(int64_t{split.bucket}), Datum(split.FilePath(file)),
+        rows.push_back(Row{Datum(partition), Datum(int64_t{split.bucket}), Datum(DataFilePath(split, file)),
                            Datum(FileFormatOf(file.file_name)), Datum(file.schema_id), Datum(int64_t{file.level}),
                            Datum(file.row_count), Datum(file.file_size), min_key, max_key, Datum(stats.null_counts),
                            Datum(stats.mins), Datum(stats.maxs), Datum(file.min_sequence_number),

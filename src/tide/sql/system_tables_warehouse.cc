@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <map>
 
+#include "tide/codec/binary_row.h"
 #include "tide/sql/system_table.h"
+#include "tide/table/manifest/manifest.h"
 #include "tide/table/operation/file_store_scan.h"
 #include "tide/table/schema/core_options.h"
 
@@ -51,16 +53,17 @@ Result<std::map<std::string, Totals>> PartitionTotals(const Table& table) {
   TIDE_ASSIGN_OR_RETURN(std::optional<Snapshot> snapshot, ResolveSnapshot(table, SnapshotSelector{}));
   if (!snapshot) return out;
   FileStoreScan scan(table.fs(), table.path(), table.name(), table.latest_schema());
-  TIDE_ASSIGN_OR_RETURN(std::vector<DataSplit> splits, scan.Plan(*snapshot));
-  for (const DataSplit& split : splits) {
-    Totals& t = out[split.partition];
-    t.partition_values = split.partition_values;
-    for (const DataFileMeta& f : split.files) {
-      t.record_count += f.row_count;
-      t.file_size += f.file_size;
-      ++t.file_count;
-      t.last_creation_ms = std::max(t.last_creation_ms, f.creation_time_ms.value_or(0));
-    }
+  TIDE_ASSIGN_OR_RETURN(std::vector<ManifestEntry> entries, scan.ReadLiveEntries(*snapshot));
+  std::vector<DataType> partition_types = TypesOf(PartitionFields(table.latest_schema()));
+  for (const ManifestEntry& e : entries) {
+    auto [it, inserted] = out.try_emplace(e.partition);
+    Totals& t = it->second;
+    if (inserted) TIDE_ASSIGN_OR_RETURN(t.partition_values, DeserializeBinaryRow(e.partition, partition_types));
+    const DataFileMeta& f = e.file;
+    t.record_count += f.row_count;
+    t.file_size += f.file_size;
+    ++t.file_count;
+    t.last_creation_ms = std::max(t.last_creation_ms, f.creation_time_ms.value_or(0));
   }
   return out;
 }
