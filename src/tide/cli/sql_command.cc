@@ -27,7 +27,7 @@ class SqlSession {
 
   // Runs one statement and prints its rows; prints the error and returns false if it fails.
   bool Run(const std::string& statement) {
-    Result<DuckResult> result = lake_->connection().Query(statement);
+    Result<DuckResult> result = lake_->Query(statement);
     if (!result.ok()) return Fail(result.status());
     if (duckdb_result_return_type(*result->raw()) != DUCKDB_RESULT_TYPE_QUERY_RESULT) return true;
     if (format_ == OutputFormat::kTable) {  // column widths need every row
@@ -62,8 +62,8 @@ class SqlSession {
     if (command == ".help") {
       out_ << ".exit, .quit       leave the shell\n"
               ".mode FORMAT       print results as table, csv or json\n"
-              ".tables            list the lake's tables (each also has <table>$snapshots and\n"
-              "                   <table>$schemas)\n"
+              ".tables            list the lake's tables, as SHOW TABLES does (each also has\n"
+              "                   system tables: <table>$snapshots, <table>$files, ...)\n"
               "Statements end with ';'. Tables are <database>.<table>; time travel with\n"
               "paimon_scan('<database>.<table>', snapshot_id => N).\n";
     } else if (command == ".mode" && words.size() == 2) {
@@ -74,11 +74,7 @@ class SqlSession {
         format_ = *format;
       }
     } else if (command == ".tables") {
-      *failed = !Run(
-          "SELECT table_schema AS database, table_name AS \"table\" FROM information_schema.tables "
-          "WHERE table_type = 'VIEW' AND table_catalog = current_database() "
-          "AND NOT (table_name LIKE '%$snapshots' OR table_name LIKE '%$schemas' OR table_name LIKE '%$audit_log') "
-          "ORDER BY ALL");
+      *failed = !Run(LakeConnection::ListTablesSql());
     } else {
       *failed = !Fail(Status::InvalidArgument("unknown command {}: try .help", line));
     }

@@ -52,6 +52,12 @@ std::optional<int64_t> BindNamedInt64(duckdb_bind_info info, const char* name) {
   return duckdb_get_int64(value.raw());
 }
 
+std::optional<bool> BindNamedBool(duckdb_bind_info info, const char* name) {
+  DuckValue value(duckdb_bind_get_named_parameter(info, name));
+  if (!value || duckdb_is_null_value(value.raw())) return std::nullopt;
+  return duckdb_get_bool(value.raw());
+}
+
 std::optional<std::string> BindNamedString(duckdb_bind_info info, const char* name) {
   DuckValue value(duckdb_bind_get_named_parameter(info, name));
   return ValueString(value.raw());

@@ -41,6 +41,7 @@ Result<std::string> BindStringParameter(duckdb_bind_info info, idx_t index, std:
 // A named parameter: nullopt when it is absent or NULL.
 std::optional<int64_t> BindNamedInt64(duckdb_bind_info info, const char* name);
 std::optional<std::string> BindNamedString(duckdb_bind_info info, const char* name);
+std::optional<bool> BindNamedBool(duckdb_bind_info info, const char* name);
 
 // Runs `body` (returning Status) and hands a failure, or an exception, to `set_error`.
 template <typename Body, typename SetError>

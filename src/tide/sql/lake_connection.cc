@@ -1,5 +1,8 @@
 #include "tide/sql/lake_connection.h"
 
+#include <cctype>
+
+#include "tide/base/strings.h"
 #include "tide/format/duckdb_type_mapping.h"
 #include "tide/sql/audit_log_table.h"
 #include "tide/sql/paimon_scan.h"
@@ -58,6 +61,10 @@ Status LakeConnection::CreateViews() {
       if (!st.ok()) skipped_.push_back(SkippedTable{database, table, WithoutStatementContext(st)});
     }
   }
+  // Paimon's `sys` database; a warehouse database of that name keeps it (as in Java, where `sys` is
+  // reserved, such a warehouse is unusual).
+  Status sys = CreateWarehouseSystemViews(connection_);
+  if (!sys.ok()) skipped_.push_back(SkippedTable{kSystemDatabase, "", WithoutStatementContext(sys)});
   return Status::OK();
 }
 
@@ -74,11 +81,51 @@ Status LakeConnection::CreateTableViews(const std::string& database, const std::
   TIDE_RETURN_IF_ERROR(connection_.Execute(fmt::format("CREATE VIEW {}{} AS SELECT * FROM {}({})", schema,
                                                        QuoteSqlIdentifier(table), kPaimonScanFunction, name)));
   TIDE_RETURN_IF_ERROR(CreateAuditLogView(connection_, id));
-  TIDE_RETURN_IF_ERROR(connection_.Execute(fmt::format("CREATE VIEW {}{} AS SELECT * FROM {}({})", schema,
-                                                       QuoteSqlIdentifier(table + "$snapshots"),
-                                                       kSnapshotsFunction, name)));
-  return connection_.Execute(fmt::format("CREATE VIEW {}{} AS SELECT * FROM {}({})", schema,
-                                         QuoteSqlIdentifier(table + "$schemas"), kSchemasFunction, name));
+  return CreateTableSystemViews(connection_, id);
+}
+
+std::string LakeConnection::ListTablesSql() {
+  // A table's system views are `<table>$<name>` beside a view `<table>` of the same schema; anything
+  // else (the lake's tables, tables and views made in the session) is listed.
+  std::vector<std::string> names;
+  for (const std::string& n : TableSystemTableNames()) names.push_back(QuoteSqlString(n));
+  names.push_back(QuoteSqlString("audit_log"));  // audit_log_table.h
+  return fmt::format(
+      "SELECT t.table_schema AS database, t.table_name AS name FROM information_schema.tables t "
+      "WHERE t.table_catalog = current_database() AND t.table_schema <> {0} "
+      "AND t.table_name NOT IN (SELECT b.table_name || '$' || s.n FROM information_schema.tables b, "
+      "unnest([{1}]) s(n) WHERE b.table_catalog = t.table_catalog AND b.table_schema = t.table_schema) "
+      "ORDER BY ALL",
+      QuoteSqlString(kSystemDatabase), Join(names, ", "));
+}
+
+namespace {
+
+// `SHOW TABLES` alone (any case and spacing, an optional `;`).
+bool IsShowTables(std::string_view statement) {
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : statement) {
+    if (c == ';' || std::isspace(static_cast<unsigned char>(c))) {
+      if (!word.empty()) words.push_back(ToLower(word));
+      word.clear();
+      if (c == ';') {
+        words.push_back(";");
+      }
+    } else {
+      word += c;
+    }
+  }
+  if (!word.empty()) words.push_back(ToLower(word));
+  if (!words.empty() && words.back() == ";") words.pop_back();
+  return words.size() == 2 && words[0] == "show" && words[1] == "tables";
+}
+
+}  // namespace
+
+Result<DuckResult> LakeConnection::Query(const std::string& statement) {
+  if (IsShowTables(statement)) return connection_.Query(ListTablesSql());
+  return connection_.Query(statement);
 }
 
 }  // namespace tide

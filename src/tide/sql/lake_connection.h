@@ -5,9 +5,10 @@
 // table, the views
 //   <database>.<table>            AS SELECT * FROM paimon_scan('<database>.<table>')
 //   <database>."<table>$snapshots" AS SELECT * FROM paimon_snapshots('<database>.<table>')
-//   <database>."<table>$schemas"   AS SELECT * FROM paimon_schemas('<database>.<table>')
+//   ... one per system table (`$schemas`, `$files`, `$ro`, ...: system_tables.h)
 //   <database>."<table>$audit_log" AS SELECT * FROM paimon_scan('<database>.<table>', audit_log => true)
-// with every name quoted, so dots, quotes and upper case survive. A view's columns are those of the
+// and the schema `sys` with the warehouse-wide system tables; with every name quoted, so dots, quotes
+// and upper case survive. A view's columns are those of the
 // table's latest schema when the connection opened; paimon_scan reads any snapshot with its own schema.
 // A table that cannot be shown (unreadable schema, a type DuckDB has no equivalent for, a name that
 // clashes in DuckDB's case-insensitive catalog) is skipped and reported in skipped(), never fatal;
@@ -48,6 +49,11 @@ class LakeConnection {
 
   const DuckDB& database() const { return database_; }
   DuckConnection& connection() { return connection_; }
+  // Runs one statement on connection(), except `SHOW TABLES`, which lists the tables of every database
+  // (ListTablesSql) instead of DuckDB's default schema only, where the lake has none.
+  Result<DuckResult> Query(const std::string& statement);
+  // A query of (database, name) for every table and view but the system tables' views, sorted.
+  static std::string ListTablesSql();
   // The databases and tables that have no view, in the order met.
   const std::vector<SkippedTable>& skipped() const { return skipped_; }
 

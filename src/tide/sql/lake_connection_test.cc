@@ -4,8 +4,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <time.h>
 
 #include "tide/sql/sql_test_util.h"
+#include "tide/sql/system_tables.h"
 
 namespace tide {
 namespace {
@@ -32,8 +35,26 @@ TEST(LakeConnectionTest, ShowsEveryTableAsAViewInASchemaPerDatabase) {
   EXPECT_THAT(lake.Rows("SELECT v FROM shop.users"), ElementsAre("user"));
   EXPECT_THAT(lake.Rows("SELECT v FROM crm.orders"), ElementsAre("crm order"));
   EXPECT_THAT(lake.Rows("SELECT table_schema, table_name FROM information_schema.tables "
-                        "WHERE table_type = 'VIEW' AND table_name NOT LIKE '%$%' ORDER BY ALL"),
+                        "WHERE table_type = 'VIEW' AND table_name NOT LIKE '%$%' AND table_schema <> 'sys' "
+                        "ORDER BY ALL"),
               ElementsAre("crm|orders", "shop|orders", "shop|users"));
+  // Every table has a view per system table, and `sys` has the warehouse's.
+  EXPECT_THAT(lake.Rows("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'shop' AND "
+                        "table_name LIKE 'orders$%'"),
+              ElementsAre(std::to_string(TableSystemTableNames().size())));
+  EXPECT_THAT(lake.Rows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'sys' ORDER BY ALL"),
+              ElementsAre("all_table_options", "partitions", "tables"));
+  // SHOW TABLES (any case and spacing) lists the tables of every database, not their system tables.
+  EXPECT_THAT(lake.Rows(LakeConnection::ListTablesSql()), ElementsAre("crm|orders", "shop|orders", "shop|users"));
+  Result<DuckResult> shown = lake.lake->Query("  show\n Tables ;");
+  ASSERT_TRUE(shown.ok()) << shown.status().ToString();
+  Result<TextResult> text = lake.renderer->Render(*shown, CellStyle::kText);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  ASSERT_EQ(text->rows.size(), 3u);
+  EXPECT_EQ(*text->rows[0][0], "crm");
+  EXPECT_EQ(*text->rows[0][1], "orders");
+  // Other SHOW statements are DuckDB's own.
+  EXPECT_TRUE(lake.lake->Query("SHOW TABLES FROM shop").ok());
 }
 
 TEST(LakeConnectionTest, QuotesNamesWithDotsQuotesSpacesAndUpperCase) {
@@ -101,17 +122,20 @@ TEST(LakeConnectionTest, ShowsSnapshotsAndSchemasAsSystemTables) {
   second.index_manifest = "index-manifest-b-0";
   t.snapshot_files = {first, second};
   source->Add("db", "t", t);
+  // Paimon's system tables show times in the local time zone.
+  setenv("TZ", "UTC", 1);
+  tzset();
   TestLake lake = TestLake::Open(source);
-  ASSERT_TRUE(lake.lake->connection().Execute("SET TimeZone = 'UTC'").ok());
   std::vector<std::string> expected = {
-      "1|0|tide|7|APPEND|2023-11-14 22:13:20+00|3|3|NULL|NULL|manifest-list-a-0|manifest-list-a-1|NULL|NULL",
-      "2|0|tide|8|COMPACT|2023-11-14 22:14:20.5+00|2|-1|NULL|NULL|manifest-list-a-0|manifest-list-a-1|NULL|"
-      "index-manifest-b-0"};
+      "1|0|tide|7|APPEND|2023-11-14 22:13:20|manifest-list-a-0|manifest-list-a-1|NULL|3|3|NULL|NULL|NULL|NULL",
+      "2|0|tide|8|COMPACT|2023-11-14 22:14:20.5|manifest-list-a-0|manifest-list-a-1|NULL|2|-1|NULL|NULL|NULL|NULL"};
   EXPECT_EQ(lake.Rows("SELECT * FROM paimon_snapshots('db.t')"), expected);
   EXPECT_EQ(lake.Rows("SELECT * FROM db.\"t$snapshots\""), expected);
   EXPECT_THAT(lake.Rows("SELECT schema_id, partition_keys, primary_keys, options, comment, update_time, "
                         "json_extract_string(fields, '$[0].name') FROM db.\"t$schemas\""),
-              ElementsAre("0|[]|[v]|{bucket=2, file.format=parquet}|NULL|2023-11-14 22:13:20.123+00|v"));
+              ElementsAre("0|[]|[\"v\"]|{\"bucket\":\"2\",\"file.format\":\"parquet\"}|NULL|2023-11-14 22:13:20.123|v"));
+  // The system tables that read a table's files need a source with files.
+  EXPECT_THAT(lake.Error("SELECT * FROM db.\"t$files\""), HasSubstr("has no files"));
   EXPECT_THAT(lake.Error("SELECT * FROM paimon_snapshots('db.missing')"), HasSubstr("table db.missing does not exist"));
 }
 

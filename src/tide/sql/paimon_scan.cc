@@ -25,6 +25,7 @@ struct ScanBindData {
   // An incremental read or the audit log (rows with their kinds): a leading `rowkind` column.
   std::optional<IncrementalReadOptions> change;
   bool audit_log = false;
+  bool read_optimized = false;  // the `$ro` view: a primary-key table's top level only
   std::vector<DataField> fields;  // the read schema's fields, in column order
   // The scan being run (set by Init): DuckDB's C API gives LocalInit the bind data but not the global
   // init data.
@@ -59,11 +60,6 @@ const std::shared_ptr<const TableSource>& SourceOf(void* extra_info) {
   return *static_cast<std::shared_ptr<const TableSource>*>(extra_info);
 }
 
-bool BindNamedBool(duckdb_bind_info info, const char* name) {
-  DuckValue value(duckdb_bind_get_named_parameter(info, name));
-  return value && !duckdb_is_null_value(value.raw()) && duckdb_get_bool(value.raw());
-}
-
 // The change read the named parameters ask for (incremental_between..., audit_log), if any.
 Result<std::optional<IncrementalReadOptions>> BindChangeRead(duckdb_bind_info info, const SnapshotSelector& selector,
                                                              bool* audit_log) {
@@ -71,7 +67,7 @@ Result<std::optional<IncrementalReadOptions>> BindChangeRead(duckdb_bind_info in
   options.between = BindNamedString(info, "incremental_between");
   options.between_timestamp = BindNamedString(info, "incremental_between_timestamp");
   std::optional<std::string> mode = BindNamedString(info, "incremental_between_scan_mode");
-  *audit_log = BindNamedBool(info, "audit_log");
+  *audit_log = BindNamedBool(info, "audit_log").value_or(false);
   bool incremental = options.between || options.between_timestamp;
   if (!incremental && !*audit_log) {
     if (mode) return Status::InvalidArgument("paimon_scan: incremental_between_scan_mode needs incremental_between");
@@ -129,6 +125,7 @@ void Bind(duckdb_bind_info info) {
         }
         data->id = std::move(id);
         data->selector = std::move(selector);
+        data->read_optimized = BindNamedBool(info, "read_optimized").value_or(false);
         data->fields = std::move(schema.fields);
         duckdb_bind_set_bind_data(info, data.release(), [](void* p) { delete static_cast<ScanBindData*>(p); });
         return Status::OK();
@@ -191,6 +188,7 @@ void Init(duckdb_init_info info) {
         }
         ReadOptions options;
         options.snapshot = bind->selector;
+        options.read_optimized = bind->read_optimized;
         options.all_columns = false;
         idx_t columns = duckdb_init_get_column_count(info);
         for (idx_t i = 0; i < columns; ++i) {
@@ -294,6 +292,7 @@ Status RegisterPaimonScan(const DuckConnection& connection, std::shared_ptr<cons
   function.AddNamedParameter("incremental_between_timestamp", DUCKDB_TYPE_VARCHAR);
   function.AddNamedParameter("incremental_between_scan_mode", DUCKDB_TYPE_VARCHAR);
   function.AddNamedParameter("audit_log", DUCKDB_TYPE_BOOLEAN);
+  function.AddNamedParameter("read_optimized", DUCKDB_TYPE_BOOLEAN);
   duckdb_table_function_set_extra_info(function.raw(), new std::shared_ptr<const TableSource>(std::move(source)),
                                        [](void* p) { delete static_cast<std::shared_ptr<const TableSource>*>(p); });
   duckdb_table_function_set_bind(function.raw(), Bind);

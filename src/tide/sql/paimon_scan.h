@@ -1,7 +1,9 @@
 // paimon_scan: the DuckDB table function that reads one Paimon table.
 //
-//   paimon_scan(name VARCHAR, snapshot_id := BIGINT, timestamp_ms := BIGINT, tag := VARCHAR)
+//   paimon_scan(name VARCHAR, snapshot_id := BIGINT, timestamp_ms := BIGINT, tag := VARCHAR,
+//               read_optimized := BOOLEAN)
 //
+// `read_optimized => true` reads a primary-key table's top-level files only (the `$ro` system table).
 // `name` is `database.table` (sql_table_name.h). At most one of the named parameters picks the snapshot
 // (by id, the latest committed at or before a time in epoch milliseconds, or a tag); none reads the
 // latest. Bind resolves the schema that snapshot was committed with and declares its columns with the

@@ -1,22 +1,21 @@
-// System tables: a table's metadata as SQL rows, through DuckDB table functions named as Paimon names
-// its system tables (`<table>$snapshots`, `<table>$schemas`).
+// System tables: Paimon's system tables of every table, `<db>."<table>$<name>"`, and of the whole
+// warehouse, `sys.<name>`, with Paimon's column names and types (Paimon 2.0's
+// org.apache.paimon.table.system.*Table). Each is a DuckDB table function (`paimon_<name>('db.t')`)
+// and a view over it:
 //
-//   paimon_snapshots(name VARCHAR)  one row per snapshot file that exists, by ascending id:
-//     snapshot_id BIGINT, schema_id BIGINT, commit_user VARCHAR, commit_identifier BIGINT,
-//     commit_kind VARCHAR (APPEND, COMPACT, OVERWRITE, ANALYZE), commit_time TIMESTAMP WITH TIME ZONE,
-//     total_record_count BIGINT, delta_record_count BIGINT, changelog_record_count BIGINT,
-//     watermark BIGINT, base_manifest_list VARCHAR, delta_manifest_list VARCHAR,
-//     changelog_manifest_list VARCHAR, index_manifest VARCHAR
-//   paimon_schemas(name VARCHAR)    one row per schema version, by ascending id:
-//     schema_id BIGINT, fields VARCHAR (the schema file's JSON array), partition_keys VARCHAR[],
-//     primary_keys VARCHAR[], options MAP(VARCHAR, VARCHAR), comment VARCHAR,
-//     update_time TIMESTAMP WITH TIME ZONE
+//   $snapshots $schemas $options $tags $branches $consumers   system_tables_history.cc
+//   $files $manifests $partitions $buckets $table_indexes      system_tables_files.cc (these also take
+//                                                               snapshot_id / timestamp_ms / tag)
+//   $ro                                                         paimon_scan(..., read_optimized => true)
+//   sys.tables sys.partitions sys.all_table_options             system_tables_warehouse.cc
 //
-// Bind only parses the name and declares the columns (so views over them cost nothing to create); the
-// files are read when the scan starts. Thread-safety: as paimon_scan (one thread per scan).
+// Columns and rows of each: docs/sql.md. Thread-safety: registration and view creation use the
+// connection on the calling thread; the functions are safe on any thread (system_table.h).
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "tide/base/status.h"
 #include "tide/format/duckdb_handle.h"
@@ -26,8 +25,20 @@ namespace tide {
 
 inline constexpr const char* kSnapshotsFunction = "paimon_snapshots";
 inline constexpr const char* kSchemasFunction = "paimon_schemas";
+// The DuckDB schema of the warehouse-wide system tables, as Paimon's `sys` database.
+inline constexpr const char* kSystemDatabase = "sys";
 
-// Registers paimon_snapshots and paimon_schemas in the database of `connection`.
+// Registers every system table function in the database of `connection`.
 Status RegisterSystemTables(const DuckConnection& connection, std::shared_ptr<const TableSource> source);
+
+// The names of a table's system tables, as they follow the `$` in a view's name.
+std::vector<std::string> TableSystemTableNames();
+
+// Creates the views `<db>."<table>$<name>"` of every system table of `id` (the schema `<db>` exists).
+Status CreateTableSystemViews(DuckConnection& connection, const TableIdentifier& id);
+
+// Creates the schema `sys` and its views. AlreadyExists when the warehouse has a database named `sys`
+// (its tables keep the name; the warehouse-wide tables are then only reachable as functions).
+Status CreateWarehouseSystemViews(DuckConnection& connection);
 
 }  // namespace tide

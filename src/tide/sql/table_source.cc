@@ -104,6 +104,10 @@ class CatalogTableSource final : public TableSource {
     return out;
   }
 
+  Result<std::unique_ptr<Table>> OpenTable(const TableIdentifier& id) const override {
+    return catalog_->GetTable(id);
+  }
+
  private:
   std::unique_ptr<Catalog> catalog_;
 };

@@ -48,6 +48,11 @@ class TableSource {
   virtual Result<std::vector<Snapshot>> ListSnapshots(const TableIdentifier& id) const = 0;
   // Every schema version of the table, by ascending id.
   virtual Result<std::vector<TableSchema>> ListSchemas(const TableIdentifier& id) const = 0;
+  // The table itself, for the system tables that read its files (manifests, tags, consumers,
+  // branches). NotSupported for a source that has no files behind its tables (a test's).
+  virtual Result<std::unique_ptr<Table>> OpenTable(const TableIdentifier& id) const {
+    return Status::NotSupported("table {} has no files to show in this system table", id.ToString());
+  }
 };
 
 // A TableSource over the warehouse folder `warehouse` on `fs` (which must outlive the source). NotFound

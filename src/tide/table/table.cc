@@ -45,6 +45,16 @@ Result<std::vector<DataSplit>> Table::PlanSplits(const ReadOptions& options, con
   FileStoreScan scan(fs_, path_, name_, schema);
   auto planned = scan.Plan(**resolved);
   if (!planned.ok()) return planned.status().WithContext(fmt::format("table {}, snapshot {}", name_, (*resolved)->id));
+  if (options.read_optimized && !schema.primary_keys.empty()) {
+    TIDE_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::Create(schema, name_));
+    int32_t top_level = core.num_levels() - 1;
+    std::vector<DataSplit> top;
+    for (DataSplit& split : *planned) {
+      std::erase_if(split.files, [&](const DataFileMeta& file) { return file.level != top_level; });
+      if (!split.files.empty()) top.push_back(std::move(split));
+    }
+    return top;
+  }
   return planned;
 }
 

@@ -38,6 +38,10 @@ struct ReadOptions {
   // their statistics). InvalidArgument on a table without a primary key, with the wrong number of
   // values, or with a NULL value.
   std::optional<Row> primary_key_equals;
+  // Read-optimized (Java's `$ro` system table): a primary-key table reads only the files of its top
+  // level (`num-levels` - 1), which need no merge, so the rows are those of its last full compaction.
+  // Other tables read everything.
+  bool read_optimized = false;
 };
 
 // What a reader has done so far: the splits it read columnar (NextVectors' fast path) and by rows.
