@@ -2,13 +2,14 @@
 // warehouse, for Tide's interoperability tests. docs/interop.md states the commands and the row text.
 //
 //   read    --warehouse W --table db.t [--snapshot N | --tag NAME | --incremental S1,S2]
-//           [--row-kinds] [--stream-changelog [--from-snapshot N] [--max-rows N]]
+//           [--print-snapshot] [--row-kinds] [--stream-changelog [--from-snapshot N] [--max-rows N]]
 //   write   --warehouse W --spec FILE.json
 //   compact --warehouse W --table db.t [--full]
 //   expire-snapshots --warehouse W --table db.t --retain-max N [--retain-min N]
 //   create-tag --warehouse W --table db.t --tag NAME [--snapshot N]
 //   delete-tag --warehouse W --table db.t --tag NAME
 //   rollback --warehouse W --table db.t (--snapshot N | --tag NAME)
+//   sleep   --millis N        (between the commands of a batch)
 //   batch   --file COMMANDS   (one command a line, its arguments separated by TAB; each command's
 //           output is framed by "#### BEGIN i" and "#### END i OK" or "#### END i ERROR <message>")
 //
@@ -112,6 +113,9 @@ public final class Main {
       }
       case "delete-tag":
         Tables.load(require(opts, "warehouse"), require(opts, "table")).deleteTag(require(opts, "tag"));
+        break;
+      case "sleep":
+        Thread.sleep(Long.parseLong(require(opts, "millis")));
         break;
       case "rollback": {
         var table = Tables.load(require(opts, "warehouse"), require(opts, "table"));

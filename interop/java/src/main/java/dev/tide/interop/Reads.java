@@ -30,6 +30,14 @@ final class Reads {
       return;
     }
     Map<String, String> dynamic = new HashMap<>();
+    if (opts.containsKey("print-snapshot") && !opts.containsKey("snapshot")) {
+      // The latest snapshot, named first, so that a caller can compare the read with another reader's
+      // read of the same snapshot while writers go on committing.
+      Long latest = table.snapshotManager().latestSnapshotId();
+      out.println("#snapshot " + latest);
+      if (latest == null) return;
+      opts.put("snapshot", String.valueOf(latest));
+    }
     if (opts.containsKey("snapshot")) dynamic.put("scan.snapshot-id", opts.get("snapshot"));
     if (opts.containsKey("tag")) dynamic.put("scan.tag-name", opts.get("tag"));
     if (opts.containsKey("incremental")) dynamic.put("incremental-between", opts.get("incremental"));

@@ -4,7 +4,7 @@
 // commits. Thread-safety: one command at a time.
 //
 // Spec:
-//   {"table": "db.t",
+//   {"table": "db.t", "create": true,     (false: the table exists; only the steps run)
 //    "fields": [{"name": "k", "type": "INT NOT NULL"}, {"name": "a", "type": {"type": "ARRAY", ...}}],
 //    "partition_keys": [...], "primary_keys": [...], "options": {"bucket": "2", ...},
 //    "steps": [{"rows": [["+I", "1", "x"], ...]},            (canonical text per field)
@@ -61,16 +61,19 @@ final class Writes {
     String name = spec.get("table").asText();
     Identifier id = Identifier.fromString(name);
     try (Catalog catalog = Tables.catalog(warehouse)) {
-      catalog.createDatabase(id.getDatabaseName(), true);
-      Schema.Builder schema = Schema.newBuilder();
-      for (JsonNode f : spec.get("fields")) {
-        schema.column(f.get("name").asText(), DataTypeJsonParser.parseDataType(f.get("type")));
+      // "create": false applies the steps to the existing table.
+      if (spec.path("create").asBoolean(true)) {
+        catalog.createDatabase(id.getDatabaseName(), true);
+        Schema.Builder schema = Schema.newBuilder();
+        for (JsonNode f : spec.get("fields")) {
+          schema.column(f.get("name").asText(), DataTypeJsonParser.parseDataType(f.get("type")));
+        }
+        schema.partitionKeys(strings(spec.get("partition_keys")));
+        schema.primaryKey(strings(spec.get("primary_keys")));
+        if (spec.has("options")) spec.get("options").fields().forEachRemaining(e -> schema.option(e.getKey(),
+            e.getValue().asText()));
+        catalog.createTable(id, schema.build(), false);
       }
-      schema.partitionKeys(strings(spec.get("partition_keys")));
-      schema.primaryKey(strings(spec.get("primary_keys")));
-      if (spec.has("options")) spec.get("options").fields().forEachRemaining(e -> schema.option(e.getKey(),
-          e.getValue().asText()));
-      catalog.createTable(id, schema.build(), false);
       if (!spec.has("steps")) return;
       for (JsonNode step : spec.get("steps")) {
         FileStoreTable table = (FileStoreTable) catalog.getTable(id);
