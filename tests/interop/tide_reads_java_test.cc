@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 #include "interop/interop_matrix.h"
 #include "interop/interop_util.h"
 
