@@ -384,6 +384,11 @@ inline Result<std::vector<std::string>> TideRead(const std::string& warehouse, c
   ReadOptions options;
   options.snapshot.snapshot_id = snapshot;
   options.snapshot.tag = tag;
+  if (!snapshot && !tag) {
+    // Both reads below read one snapshot, also while a writer commits.
+    TIDE_ASSIGN_OR_RETURN(options.snapshot.snapshot_id,
+                          SnapshotManager(FileSystem::Local(), catalog->TablePath(id)).LatestId());
+  }
   TIDE_ASSIGN_OR_RETURN(auto reader, table->NewReader(options));
   std::vector<DataField> fields = reader->fields();
   std::vector<Row> rows;

@@ -1,7 +1,8 @@
 // Tide and Java Paimon (1.4, interop/java) write one table in turn: Java's full compaction (what a Flink
 // or Spark compaction job runs) of a table Tide wrote, then Tide writes more and both read it; Tide's
-// compaction (`tide compact --full`) of a table Java wrote, then Java reads it. At every snapshot both
-// read the same rows, and the latest holds what the writes mean.
+// compaction (`tide compact --full`) of a table Java wrote, then Java reads it; Java's tag, rollback
+// and expiry procedures on a table Tide writes. At every snapshot both read the same rows, and the
+// latest holds what the writes mean.
 
 #include <gtest/gtest.h>
 
@@ -68,6 +69,40 @@ TEST(SharedTableTest, TideCompactsAJavaTableThenJavaReadsIt) {
   auto rows = TideRead(w, "s.t");
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   EXPECT_EQ(Join(*rows), kExpect);
+  ExpectSameAtEverySnapshot(w, "s.t");
+}
+
+// Java's tag, rollback and expiry procedures on a table Tide writes: Tide reads the tag, writes on
+// after the rollback, and reads what expiry leaves.
+TEST(SharedTableTest, JavaTagsRollsBackAndExpiresATideTable) {
+  tide::testing::TempDir dir;
+  std::string w = dir.path() + "/lake";
+  ASSERT_TRUE(TideWriteSpec(w, nlohmann::json::parse(kTable)).ok());
+  std::vector<JavaResult> tagged = RunJavaBatch({{"create-tag", "--warehouse", w, "--table", "s.t", "--tag", "first",
+                                                  "--snapshot", "1"},
+                                                 {"rollback", "--warehouse", w, "--table", "s.t", "--tag", "first"}});
+  ASSERT_TRUE(tagged[0].ok) << tagged[0].error;
+  ASSERT_TRUE(tagged[1].ok) << tagged[1].error;
+  const char* first = "a\t1\tx\na\t2\ty\nb\t1\tz\n";
+  auto at_tag = TideRead(w, "s.t", std::nullopt, std::string("first"));
+  ASSERT_TRUE(at_tag.ok()) << at_tag.status().ToString();
+  EXPECT_EQ(Join(*at_tag), first);
+  auto latest = TideRead(w, "s.t");
+  ASSERT_TRUE(latest.ok()) << latest.status().ToString();
+  EXPECT_EQ(Join(*latest), first) << "the rollback to the tag";
+  ASSERT_TRUE(TideWriteSpec(w, nlohmann::json::parse(kMore)).ok());
+  ProcessRun expired = RunJava({"expire-snapshots", "--warehouse", w, "--table", "s.t", "--retain-max", "1"});
+  ASSERT_EQ(expired.exit_code, 0) << expired.err;
+  auto ids = SnapshotIds(w, "s.t");
+  ASSERT_TRUE(ids.ok());
+  EXPECT_EQ(*ids, std::vector<int64_t>{2});
+  latest = TideRead(w, "s.t");
+  ASSERT_TRUE(latest.ok()) << latest.status().ToString();
+  EXPECT_EQ(Join(*latest), "a\t1\tx\na\t2\ty2\na\t4\tq\nb\t1\tz\n");
+  // The tag keeps snapshot 1's files readable after its snapshot expired.
+  at_tag = TideRead(w, "s.t", std::nullopt, std::string("first"));
+  ASSERT_TRUE(at_tag.ok()) << at_tag.status().ToString();
+  EXPECT_EQ(Join(*at_tag), first);
   ExpectSameAtEverySnapshot(w, "s.t");
 }
 
