@@ -160,6 +160,21 @@ inline std::vector<MatrixTable> InteropMatrix() {
         ["+I","2","false","127","32767","9223372036854775807","f:80000000","d:fff0000000000000","0.01","-0.0000000001","-0.50","","\\N","\\N","x:","9999-12-31","12:34:56.789","01:02:03.004","2024-02-29 12:00:00.123000000","9999-12-31 23:59:59.999999000","2000-01-01 00:00:00.000000000Z","[]","[]","{}","(\\N,\\N)"],
         ["+I","3","\\N","\\N","\\N","\\N","\\N","\\N","\\N","\\N","\\N","\\N","\\N","\\N","\\N","\\N","\\N","\\N","\\N","\\N","\\N","\\N","\\N","\\N","\\N"]]},
       {"rows": [["+I","4","true","0","0","0","f:3dcccccd","d:3fb999999999999a","0.00","0.0000000000","0.00","tab\\there\\nnewline","back\\\\slash","xyz  ","x:5c","1970-01-01","00:00:01.000","00:00:00.000","1970-01-01 00:00:00.000000000","1900-01-01 00:00:00.000001000","1969-12-31 23:59:59.999999000Z","[0]","[\\\\]","{k=0}","(0,)"]]}]})json");
+  // Nanosecond timestamps (Parquet INT96) within the years 1677..2262 that Tide holds at nanosecond
+  // precision (tide_reads_java_test.cc has one beyond), seconds-only timestamps and times, BINARY(n), nested maps and
+  // rows in arrays.
+  add(R"json({"table": "m.types_precision",
+    "fields": [{"name": "id", "type": "INT NOT NULL"}, {"name": "ts9", "type": "TIMESTAMP(9)"},
+      {"name": "ltz9", "type": "TIMESTAMP(9) WITH LOCAL TIME ZONE"}, {"name": "ts0", "type": "TIMESTAMP(0)"},
+      {"name": "t0", "type": "TIME(0)"}, {"name": "bin", "type": "BINARY(3)"},
+      {"name": "am", "type": {"type": "ARRAY", "element": {"type": "MAP", "key": "INT NOT NULL", "value": "STRING"}}},
+      {"name": "ar", "type": {"type": "ARRAY", "element": {"type": "ROW", "fields": [{"id": 0, "name": "a", "type": "BIGINT"}]}}}],
+    "options": {"bucket": "-1"},
+    "steps": [
+      {"rows": [
+        ["+I","1","1969-12-31 23:59:59.999999999","2262-04-10 23:59:59.999999999Z","0001-01-01 00:00:00.000000000","23:59:59.000","x:000102","[{1=a,2=\\N},{}]","[(1),(\\N)]"],
+        ["+I","2","1677-09-22 00:00:00.000000001","1677-09-22 00:00:00.000000001Z","2024-02-29 12:34:56.000000000","00:00:00.000","x:ffffff","[]","[]"],
+        ["+I","3","\\N","\\N","\\N","\\N","\\N","\\N","\\N"]]}]})json");
   return m;
 }
 

@@ -54,6 +54,14 @@ std::vector<JavaTable> JavaOnlyTables() {
     "steps": [{"rows": [["+I","1","a"],["+I","2","b"]]}, {"rows": [["+I","3","c"]]}],
     "expect": ["1\ta","2\tb","3\tc"]})json"),
                "row-tracking"});
+  // TIMESTAMP(9) beyond 1677..2262: Java writes it (Parquet INT96), Tide reads nanosecond timestamps as
+  // DuckDB's TIMESTAMP_NS (int64 nanoseconds) and refuses the value (docs/format.md).
+  t.push_back({nlohmann::json::parse(R"json({"table": "j.ts9_far",
+    "fields": [{"name": "id", "type": "INT"}, {"name": "ts9", "type": "TIMESTAMP(9)"}],
+    "options": {"bucket": "-1"},
+    "steps": [{"rows": [["+I","1","9999-12-31 23:59:59.999999999"],["+I","2","0001-01-01 00:00:00.000000001"]]}],
+    "expect": ["1\t9999-12-31 23:59:59.999999999","2\t0001-01-01 00:00:00.000000001"]})json"),
+               "does not fit TIMESTAMP(9)"});
   return t;
 }
 
