@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything Tide needs to build, test and run its demo on a fresh Debian 12 machine:
-# Debian packages through apt-get, and DuckDB 1.4.4 (library and header) from the npm registry into
-# third_party/duckdb/ (ignored by git), each tarball checked against its pinned sha256.
+# Debian packages through apt-get (Java 17 and Maven build the interoperability tests' jar,
+# interop/java), and DuckDB 1.4.4 (library and header) from the npm registry into third_party/duckdb/
+# (ignored by git), each tarball checked against its pinned sha256.
 # Idempotent: a second run only checks what is there.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,6 +15,7 @@ debian_packages=(
   libcpp-httplib-dev
   chromium python3 python3-pip python3-prometheus-client
   libyaml-cpp-dev
+  openjdk-17-jdk-headless maven
 
 )
 # npm comes with Node.js; Debian's npm package only where no npm is installed already.
