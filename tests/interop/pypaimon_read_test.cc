@@ -220,6 +220,29 @@ TEST_F(PypaimonReadTest, MergeEnginesPartialUpdateAndAggregation) {
   EXPECT_EQ(*rows, (std::vector<std::string>{"1\t15\t3", "2\t0\t10"}));
 }
 
+TEST_F(PypaimonReadTest, FirstRowMergeEngine) {
+  Create("db.first", "k INT NOT NULL, v STRING",
+         {"--primary-keys", "k", "--option", "bucket=1", "--option", "merge-engine=first-row"});
+  Write("db.first", "k,v\n1,first\n2,first\n");
+  Write("db.first", "k,v\n1,second\n3,second\n");
+  ExpectSameRowsAtEverySnapshot("db.first", {2, 3});
+  auto rows = TideCanonicalRows(warehouse_, "db.first");
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(*rows, (std::vector<std::string>{"1\tfirst", "2\tfirst", "3\tsecond"}));
+}
+
+// A key that is not the whole partition: bucket -1, an update moves the row to another partition.
+TEST_F(PypaimonReadTest, CrossPartitionUpdate) {
+  Create("db.cross", "k INT NOT NULL, p STRING NOT NULL, v STRING",
+         {"--primary-keys", "k", "--partition-keys", "p", "--option", "bucket=-1"});
+  Write("db.cross", "k,p,v\n1,a,one\n2,a,two\n3,b,three\n");
+  Write("db.cross", "k,p,v\n1,b,moved\n3,c,moved\n");
+  ExpectSameRowsAtEverySnapshot("db.cross", {3, 3});
+  auto rows = TideCanonicalRows(warehouse_, "db.cross");
+  ASSERT_TRUE(rows.ok());
+  EXPECT_EQ(*rows, (std::vector<std::string>{"1\tb\tmoved", "2\ta\ttwo", "3\tc\tmoved"}));
+}
+
 // Every type `tide write` loads from a Parquet file that DuckDB made (through `tide sql`), nested ones
 // included, read by both.
 TEST_F(PypaimonReadTest, EveryTypeFromParquet) {
