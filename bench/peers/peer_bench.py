@@ -122,9 +122,10 @@ class Postgres:
         return "host=127.0.0.1 port=%d user=postgres dbname=%s" % (self.port, db)
 
     def version(self):
-        with self.connect() as c, c.cursor() as cur:
-            cur.execute("SHOW server_version")
-            return cur.fetchone()[0]
+        c = self.connect()
+        version = exec_sql(c, "SHOW server_version")[0][0]
+        c.close()
+        return version
 
     def stop(self):
         subprocess.run(self.as_user + [PG_BIN + "/pg_ctl", "-D", self.data, "-m", "fast", "-w", "stop"],
@@ -388,8 +389,9 @@ def run_side(side, args, pg, work):
     """Runs one side on a fresh database; returns its figures and findings."""
     db = "bench_" + side
     res = {"side": side, "findings": [], "load_start": load_average()}
-    with pg.connect() as c:
-        exec_sql(c, "CREATE DATABASE %s" % db)
+    admin = pg.connect()
+    exec_sql(admin, "CREATE DATABASE %s" % db)
+    admin.close()
     conn = pg.connect(db)
     t_load = now()
     exec_sql(conn, ORDERS_DDL.format(p=args.timestamp_precision))
@@ -590,21 +592,25 @@ def run_side(side, args, pg, work):
         conn.close()
     res["data_files"], res["files"], res["mb"] = files_in(table_dir)
     res["load_end"] = load_average()
-    with pg.connect() as c:
-        try:
-            exec_sql(c, "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
-                        "WHERE database = '%s' AND NOT active" % db)
-        except psycopg2.Error as e:
-            log("could not drop the slots of %s: %s" % (db, e))
-        try:
-            exec_sql(c, "DROP DATABASE %s WITH (FORCE)" % db)
-        except psycopg2.Error as e:
-            log("could not drop %s: %s" % (db, e))
+    c = pg.connect()
+    try:
+        exec_sql(c, "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+                    "WHERE database = '%s' AND NOT active" % db)
+    except psycopg2.Error as e:
+        log("could not drop the slots of %s: %s" % (db, e))
+    try:
+        exec_sql(c, "DROP DATABASE %s WITH (FORCE)" % db)
+    except psycopg2.Error as e:
+        log("could not drop %s: %s" % (db, e))
+    c.close()
     return res
 
 
 class SideFailed(Exception):
     pass
+
+
+FINDING_WAIT_S = 30  # how long each finding waits for the lake to show the change
 
 
 def wait_for(predicate, seconds):
@@ -628,9 +634,9 @@ def findings_phase(side, conn, lake, watcher, p, res):
     exec_sql(conn, "ALTER TABLE orders ADD COLUMN coupon text")
     exec_sql(conn, "INSERT INTO orders (order_id, user_id, amount, status, create_time, update_time, coupon) "
                    "VALUES (5000000000001, 1, 1.00, 'created', localtimestamp, localtimestamp, 'SAVE10')")
-    ok = wait_for(lambda: column_value("coupon", 5000000000001) == "SAVE10", 60)
+    ok = wait_for(lambda: column_value("coupon", 5000000000001) == "SAVE10", FINDING_WAIT_S)
     res["findings"].append("ALTER TABLE ADD COLUMN coupon text, then a row using it: %s" %
-                           ("in the lake" if ok else "NOT in the lake within 60 s" +
+                           ("in the lake" if ok else "NOT in the lake within %d s" % FINDING_WAIT_S +
                             ("" if p.alive() else " (the process ended: %s)" % p.tail(3).replace("\n", " | "))))
     types = [("extra_json", "jsonb", "'{\"a\": 1}'"), ("extra_uuid", "uuid", "'6c1e4a1e-0000-4000-8000-000000000001'"),
              ("extra_tstz", "timestamptz", "'2024-05-06 07:08:09.123456+00'"), ("extra_num", "numeric", "12345.6789"),
@@ -651,13 +657,13 @@ def findings_phase(side, conn, lake, watcher, p, res):
             except RuntimeError:
                 got[0] = None
             return got[0] not in (None, "", "NULL")
-        ok = wait_for(check, 60)
+        ok = wait_for(check, FINDING_WAIT_S)
         if ok:
             res["findings"].append("ADD COLUMN %s %s, then a row using it: in the lake as %s" % (name, pgtype, got[0]))
         else:
             why = "" if p.alive() else " (the process ended: %s)" % p.tail(3).replace("\n", " | ")
-            res["findings"].append("ADD COLUMN %s %s, then a row using it: NOT in the lake within 60 s%s"
-                                   % (name, pgtype, why))
+            res["findings"].append("ADD COLUMN %s %s, then a row using it: NOT in the lake within %d s%s"
+                                   % (name, pgtype, FINDING_WAIT_S, why))
         key += 1
     truncate_phase(conn, lake, p, res)
     if p.alive():
@@ -670,10 +676,10 @@ def findings_phase(side, conn, lake, watcher, p, res):
         def ts3():
             rows = lake.query("SELECT CAST(extra_ts3 AS VARCHAR) FROM shop.orders WHERE order_id = 7000000000000")
             return bool(rows) and rows[0][0] not in ("", "NULL")
-        ok = wait_for(ts3, 60)
+        ok = wait_for(ts3, FINDING_WAIT_S)
         why = "" if p.alive() else " (the process ended: %s)" % p.tail(3).replace("\n", " | ")
         res["findings"].append("ADD COLUMN extra_ts3 timestamp(3) (the field report's type), then a row using it: %s%s"
-                               % ("in the lake" if ok else "NOT in the lake within 60 s", why))
+                               % ("in the lake" if ok else "NOT in the lake within %d s" % FINDING_WAIT_S, why))
 
 
 def truncate_phase(conn, lake, p, res):
@@ -684,10 +690,10 @@ def truncate_phase(conn, lake, p, res):
 
         def one_row():
             return int(lake.query("SELECT count(*) FROM shop.orders")[0][0]) == 1
-        ok = wait_for(one_row, 60)
+        ok = wait_for(one_row, FINDING_WAIT_S)
         rows = lake.query("SELECT count(*) FROM shop.orders")[0][0]
         res["findings"].append("TRUNCATE orders, then one insert: %s" % (
-            "the lake holds the one row" if ok else "the lake holds %s rows (PostgreSQL 1) after 60 s" % rows))
+            "the lake holds the one row" if ok else "the lake holds %s rows (PostgreSQL 1) after %d s" % (rows, FINDING_WAIT_S)))
 
 
 PEER_TUNING = [
