@@ -22,7 +22,9 @@ files are those in the table folder at the end.
 """
 
 import argparse
+import csv
 import datetime
+import io
 import json
 import math
 import os
@@ -263,8 +265,8 @@ class Lake:
                            capture_output=True, text=True, timeout=timeout)
         if r.returncode != 0:
             raise RuntimeError("tide sql failed: %s" % r.stderr.strip())
-        lines = r.stdout.strip().split("\n")
-        return [line.split(",") for line in lines[1:]]
+        rows = list(csv.reader(io.StringIO(r.stdout)))
+        return rows[1:]
 
     def scan(self, snapshot):
         return "paimon_scan('%s', snapshot_id => %d)" % (self.table, snapshot)
@@ -725,7 +727,7 @@ def print_table(results, args, versions, t_started):
         ("  CPU seconds: stream phase (after resume)", "cpu_stream_s", ",.1f", " s"),
         ("files in the table folder at the end: data / all", None, None, None),
         ("table folder size", "mb", ",.1f", " MB"),
-        ("load average at start / end", None, None, None),
+        ("load average (1 min) at start / end", None, None, None),
     ]
     width = 72
     print()
@@ -740,7 +742,7 @@ def print_table(results, args, versions, t_started):
             elif key is None and label.startswith("files"):
                 cells.append("%s / %s" % (r.get("data_files", "-"), r.get("files", "-")))
             elif key is None:
-                cells.append("%s / %s" % (r.get("load_start"), r.get("load_end")))
+                cells.append("%s / %s" % (r.get("load_start", "").split()[0], r.get("load_end", "").split()[0]))
             else:
                 v = r.get(key)
                 cells.append("-" if v is None else fmt(v, spec) + unit)
