@@ -5,9 +5,10 @@
 #
 #   bash bench/peers/run.sh [--rows 2000000] [--burst N] [--fresh-seconds 25] [--fresh-rate 2000]
 #       [--peer-checkpoint-ms 1000] [--peer-parallelism 2] [--peer-heap 4g] [--sides tide,paimon] [--keep]
-# A small run: bash bench/peers/run.sh --rows 100000 (a few minutes). Needs Java 17, Maven, the
-# Debian packages of scripts/install-deps.sh (PostgreSQL 15, python3-psycopg2) and build/tide
-# (`bash scripts/build.sh tide`).
+# A small run: bash bench/peers/run.sh --rows 10000 --fresh-seconds 10 (about 5 minutes; the peer
+# copies in chunks of 8,096 rows, one per checkpoint, so its copy time grows fast with --rows).
+# Needs Java 17, Maven, the Debian packages of scripts/install-deps.sh (PostgreSQL 15,
+# python3-psycopg2) and build/tide (`bash scripts/build.sh tide`).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
