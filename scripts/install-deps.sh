@@ -14,6 +14,7 @@ debian_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libssl-dev libroaring-dev librocksdb-dev
   libcpp-httplib-dev
   chromium python3 python3-pip python3-prometheus-client
+  python3-venv python3-psycopg2
   libyaml-cpp-dev
   openjdk-17-jdk-headless maven
 
