@@ -161,10 +161,21 @@ std::string LoadAverage() {
 
 // ---- /proc readings -------------------------------------------------------------------------------
 
+// The text of a /proc file, "" when it cannot be read. Plain read(2): a process or thread that ends
+// between listing and reading makes read fail with ESRCH, which std::ifstream turns into an exception.
+std::string ReadProcText(const std::string& path) {
+  std::string text;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return text;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  return text;
+}
+
 // Fields of /proc/<pid>/stat after the command name: index 0 is field 3 (state).
 std::vector<std::string> StatFields(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text = ReadProcText("/proc/" + std::to_string(pid) + "/stat");
   size_t close = text.rfind(')');
   if (close == std::string::npos) return {};
   std::istringstream rest(text.substr(close + 1));
@@ -209,7 +220,7 @@ double SelfCpuSeconds() {
 
 // A line of /proc/<pid>/status such as "VmRSS:" in kB; -1 when unreadable.
 int64_t ProcStatusKb(pid_t pid, const std::string& key) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::istringstream in(ReadProcText("/proc/" + std::to_string(pid) + "/status"));
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind(key, 0) == 0) return std::atoll(line.c_str() + key.size());
@@ -464,7 +475,7 @@ struct SchedTimes {
   double waiting = 0;
 };
 SchedTimes ThreadSchedTimes(pid_t pid, pid_t tid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/schedstat");
+  std::istringstream in(ReadProcText("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/schedstat"));
   double run_ns = 0, wait_ns = 0;
   in >> run_ns >> wait_ns;
   return {run_ns / 1e9, wait_ns / 1e9};
