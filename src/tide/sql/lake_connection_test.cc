@@ -38,10 +38,14 @@ TEST(LakeConnectionTest, ShowsEveryTableAsAViewInASchemaPerDatabase) {
                         "WHERE table_type = 'VIEW' AND table_name NOT LIKE '%$%' AND table_schema <> 'sys' "
                         "ORDER BY ALL"),
               ElementsAre("crm|orders", "shop|orders", "shop|users"));
-  // Every table has a view per system table, and `sys` has the warehouse's.
+  // Every table has a view per system table and its `$audit_log` (audit_log_table.h), and `sys` has the
+  // warehouse's.
   EXPECT_THAT(lake.Rows("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'shop' AND "
                         "table_name LIKE 'orders$%'"),
-              ElementsAre(std::to_string(TableSystemTableNames().size())));
+              ElementsAre(std::to_string(TableSystemTableNames().size() + 1)));
+  EXPECT_THAT(lake.Rows("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'shop' AND "
+                        "table_name = 'orders$audit_log'"),
+              ElementsAre("1"));
   EXPECT_THAT(lake.Rows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'sys' ORDER BY ALL"),
               ElementsAre("all_table_options", "partitions", "tables"));
   // SHOW TABLES (any case and spacing) lists the tables of every database, not their system tables.
