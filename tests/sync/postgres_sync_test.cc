@@ -705,6 +705,29 @@ TEST_F(PostgresSyncTest, UpdateOrDeleteOfATableWithoutPrimaryKeyStopsWithAClearE
   EXPECT_EQ(LakeRows(TablePath("events")), (std::vector<std::string>{"1|a"}));
 }
 
+// One sync per slot: a second one on the same slot waits a few seconds for the slot's lock (a sync
+// killed a moment ago may still hold it), then stops naming the slot; once the first stops, a new one
+// takes over and streams on.
+TEST_F(PostgresSyncTest, SecondSyncOnTheSameSlotIsRefusedAfterWaitingForTheLock) {
+  Sql("CREATE TABLE events (id bigint NOT NULL, payload text)", db_);
+  Sql("INSERT INTO events VALUES (1, 'a')", db_);
+  auto first = std::make_unique<SyncThread>(Options({{"public", "events"}}));
+  ASSERT_TRUE(WaitEqual(TablePath("events"), kEventsSelect, db_));
+  const auto started = std::chrono::steady_clock::now();
+  SyncThread second(Options({{"public", "events"}}));
+  ASSERT_TRUE(second.WaitDone(30));
+  const auto waited = std::chrono::steady_clock::now() - started;
+  Status st = second.Stop();
+  EXPECT_TRUE(st.IsConflict()) << st.ToString();
+  EXPECT_NE(st.message().find("another tide sync is running on replication slot"), std::string::npos) << st.ToString();
+  EXPECT_GE(waited, std::chrono::seconds(4));
+  ASSERT_TRUE(first->Stop().ok());
+  first.reset();
+  SyncThread third(Options({{"public", "events"}}));
+  Sql("INSERT INTO events VALUES (2, 'b')", db_);
+  EXPECT_TRUE(WaitEqual(TablePath("events"), kEventsSelect, db_)) << StopReason(third);
+}
+
 // The real binary, killed with SIGKILL at random moments (20 times; TIDE_SYNC_KILLS for more, seed
 // TIDE_SYNC_SEED) while a writer runs transactions that insert into an append table and insert, update
 // and delete in a primary-key table, then restarted: in the end both lake tables equal PostgreSQL, so
@@ -721,10 +744,14 @@ TEST_F(PostgresSyncTest, BinaryKilledAtRandomAndRestartedHoldsEveryRowOnce) {
   SCOPED_TRACE("TIDE_SYNC_SEED=" + std::to_string(seed));
   std::mt19937 rng(seed);
   PostgresSyncOptions o = Options({});
+  // Each run's messages go to a file of its own; the last run's are shown when the lake is not equal.
+  int runs = 0;
+  auto stderr_path = [&](int run) { return dir_.path() + "/sync-" + std::to_string(run) + ".stderr"; };
   auto start = [&] {
     return SpawnTide({"sync", "postgres", "--warehouse", warehouse_, "--database", "shop", "--postgres", o.conninfo,
                       "--tables", "public.events,public.orders", "--slot", o.slot, "--publication", o.publication,
-                      "--commit-interval", "50ms"});
+                      "--commit-interval", "50ms"},
+                     stderr_path(runs++));
   };
   std::atomic<bool> writing{true};
   std::thread writer([&, writer_seed = rng()] {
@@ -758,7 +785,9 @@ TEST_F(PostgresSyncTest, BinaryKilledAtRandomAndRestartedHoldsEveryRowOnce) {
   ::waitpid(pid, &status, 0);
   ASSERT_TRUE(equal) << "events: lake " << LakeRows(TablePath("events")).size() << " rows, PostgreSQL "
                      << PgRows(kEventsSelect, db_).size() << "; orders: lake "
-                     << LakeRows(TablePath("orders")).size() << ", PostgreSQL " << PgRows(kOrdersSelect, db_).size();
+                     << LakeRows(TablePath("orders")).size() << ", PostgreSQL " << PgRows(kOrdersSelect, db_).size()
+                     << "; the last run printed:\n" << FileSystem::Local()->ReadFile(stderr_path(runs - 1)).ValueOr("")
+                     << "\nthe run before it printed:\n" << FileSystem::Local()->ReadFile(stderr_path(runs - 2)).ValueOr("");
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
 }
 

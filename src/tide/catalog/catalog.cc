@@ -43,7 +43,7 @@ Result<std::vector<std::string>> Catalog::ListTables(const std::string& database
   std::vector<std::string> out;
   for (const auto& e : *entries) {
     if (!e.is_directory) continue;
-    TIDE_ASSIGN_OR_RETURN(bool has_schema, fs_->Exists(JoinPath(JoinPath(db_path, e.name), "schema")));
+    TIDE_ASSIGN_OR_RETURN(bool has_schema, SchemaManager(fs_, JoinPath(db_path, e.name)).Exists());
     if (has_schema) out.push_back(e.name);
   }
   return out;
@@ -55,10 +55,10 @@ std::string Catalog::TablePath(const TableIdentifier& id) const {
 
 Result<std::unique_ptr<Table>> Catalog::GetTable(const TableIdentifier& id) const {
   std::string path = TablePath(id);
-  TIDE_ASSIGN_OR_RETURN(bool exists, fs_->Exists(JoinPath(path, "schema")));
+  TIDE_ASSIGN_OR_RETURN(bool exists, SchemaManager(fs_, path).Exists());
   if (!exists) {
-    return Status::NotFound("table {} does not exist in warehouse {} (no folder {}/schema)", id.ToString(),
-                            warehouse_, path);
+    return Status::NotFound("table {} does not exist in warehouse {} (no schema file in {}/schema)",
+                            id.ToString(), warehouse_, path);
   }
   return Table::Open(fs_, path, id.ToString());
 }
@@ -98,7 +98,7 @@ Result<TableSchema> Catalog::CreateTable(const TableIdentifier& id, const std::v
     return Status::NotFound("database '{}' does not exist in warehouse {}; create it first", id.database, warehouse_);
   }
   std::string path = TablePath(id);
-  TIDE_ASSIGN_OR_RETURN(bool exists, fs_->Exists(JoinPath(path, "schema")));
+  TIDE_ASSIGN_OR_RETURN(bool exists, SchemaManager(fs_, path).Exists());
   if (exists) return Status::AlreadyExists("table {} already exists in warehouse {}", id.ToString(), warehouse_);
   TIDE_ASSIGN_OR_RETURN(TableSchema schema, NewTableSchema(columns, partition_keys, primary_keys, options,
                                                            id.ToString(), CurrentTimeMillis()));
@@ -114,21 +114,21 @@ Result<TableSchema> Catalog::CreateTable(const TableIdentifier& id, const std::v
 
 Status Catalog::DropTable(const TableIdentifier& id) const {
   std::string path = TablePath(id);
-  TIDE_ASSIGN_OR_RETURN(bool exists, fs_->Exists(JoinPath(path, "schema")));
+  TIDE_ASSIGN_OR_RETURN(bool exists, SchemaManager(fs_, path).Exists());
   if (!exists) return Status::NotFound("table {} does not exist in warehouse {}", id.ToString(), warehouse_);
   return fs_->DeleteRecursively(path);
 }
 
 Result<TableSchema> Catalog::AlterTable(const TableIdentifier& id, const std::vector<SchemaChange>& changes) const {
   std::string path = TablePath(id);
-  TIDE_ASSIGN_OR_RETURN(bool exists, fs_->Exists(JoinPath(path, "schema")));
+  TIDE_ASSIGN_OR_RETURN(bool exists, SchemaManager(fs_, path).Exists());
   if (!exists) return Status::NotFound("table {} does not exist in warehouse {}", id.ToString(), warehouse_);
   return CommitSchemaChanges(fs_, path, id.ToString(), changes);
 }
 
 Result<Catalog::TableSummary> Catalog::DescribeTable(const TableIdentifier& id) const {
   std::string path = TablePath(id);
-  TIDE_ASSIGN_OR_RETURN(bool exists, fs_->Exists(JoinPath(path, "schema")));
+  TIDE_ASSIGN_OR_RETURN(bool exists, SchemaManager(fs_, path).Exists());
   if (!exists) return Status::NotFound("table {} does not exist in warehouse {}", id.ToString(), warehouse_);
   TableSummary summary;
   summary.name = id.table;

@@ -41,7 +41,7 @@ class Catalog {
 
   // Database names (folders ending in ".db"), sorted.
   Result<std::vector<std::string>> ListDatabases() const;
-  // Table names in a database (folders holding a schema/ folder), sorted.
+  // Table names in a database (folders holding a schema file), sorted.
   Result<std::vector<std::string>> ListTables(const std::string& database) const;
   std::string TablePath(const TableIdentifier& id) const;
   // Opens a table; NotFound naming the identifier and the warehouse if it does not exist.

@@ -256,7 +256,7 @@ Status Resync(const ResyncFlags& flags) {
   TIDE_ASSIGN_OR_RETURN(auto catalog, Catalog::Open(fs, flags.warehouse));
   TableIdentifier id{ToLower(flags.database), table};
   const std::string path = catalog->TablePath(id);
-  TIDE_ASSIGN_OR_RETURN(bool exists, fs->Exists(JoinPath(path, "schema")));
+  TIDE_ASSIGN_OR_RETURN(bool exists, SchemaManager(fs, path).Exists());
   if (!exists) return Status::NotFound("lake table {} does not exist in {}", id.ToString(), flags.warehouse);
   TIDE_ASSIGN_OR_RETURN(SinkPosition position, ReadSinkPosition(fs, path, PostgresSync::CommitUser(options.slot)));
   if (position.source_table.empty()) {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "tide/base/logging.h"
 #include "tide/base/strings.h"
@@ -20,6 +21,7 @@
 #include "tide/sync/doctor.h"
 #include "tide/sync/metadata_column.h"
 #include "tide/sync/table_sink.h"
+#include "tide/table/schema/schema_manager.h"
 #include "tide/table/snapshot/snapshot_manager.h"
 
 namespace tide {
@@ -201,13 +203,19 @@ class Pipeline {
       if (db.rows() == 1) source_database_ = std::string(db.Value(0, 0));
     }
     // One sync per slot: a second one would acknowledge what the first has not committed. The lock is
-    // the session's, held until this process ends.
-    TIDE_ASSIGN_OR_RETURN(PgResult locked, sql_->Query("SELECT pg_try_advisory_lock(hashtext(" +
-                                                       sql_->QuoteLiteral("tide sync " + o_.slot) + "))"));
-    if (locked.rows() != 1 || locked.Value(0, 0) != "t") {
-      return Status::Conflict(
-          "another tide sync is running on replication slot {} (it holds the slot's advisory lock); stop it first",
-          o_.slot);
+    // the session's, held until this process ends. A sync killed a moment ago may still hold it until
+    // its server process notices the closed connection, so a restart waits a few seconds for it.
+    const std::string lock_sql = "SELECT pg_try_advisory_lock(hashtext(" + sql_->QuoteLiteral("tide sync " + o_.slot) + "))";
+    for (int attempt = 0;; ++attempt) {
+      TIDE_ASSIGN_OR_RETURN(PgResult locked, sql_->Query(lock_sql));
+      if (locked.rows() == 1 && locked.Value(0, 0) == "t") break;
+      if (attempt == kLockAttempts - 1 || stop_->load()) {
+        return Status::Conflict(
+            "another tide sync is running on replication slot {} (it holds the slot's advisory lock); stop it first",
+            o_.slot);
+      }
+      if (attempt == 0) Progress(fmt::format("waiting for the lock of replication slot {}", o_.slot));
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
     }
     // tide doctor's checks (wal_level and REPLICATION among them): a failing one stops the start.
     TIDE_RETURN_IF_ERROR(CheckServerForSync(*sql_, o_));
@@ -230,7 +238,7 @@ class Pipeline {
     std::vector<PgTableName> to_copy;
     for (const PgTableName& table : o_.tables) {
       TableIdentifier id{o_.database, sync_->TargetName(table)};
-      TIDE_ASSIGN_OR_RETURN(bool exists, fs->Exists(JoinPath(catalog_->TablePath(id), "schema")));
+      TIDE_ASSIGN_OR_RETURN(bool exists, SchemaManager(fs, catalog_->TablePath(id)).Exists());
       if (exists) TIDE_RETURN_IF_ERROR(OpenSink(table));
       if (exists && sinks_.at(table)->committed().copy_lsn == kInvalidLsn &&
           sinks_.at(table)->committed().source_copy_lsn.empty()) {
@@ -304,6 +312,9 @@ class Pipeline {
   }
 
  private:
+  // Tries for the slot's advisory lock, 250 ms apart: five seconds.
+  static constexpr int kLockAttempts = 20;
+
   // Publishes to o_.progress, if any.
   void Publish(const std::function<void(SyncProgressSnapshot&)>& change) {
     if (o_.progress) o_.progress->Update(change);

@@ -741,7 +741,7 @@ Result<VerifyReport> Verify(const VerifyOptions& options) {
   for (const PgTableName& source : selected) {
     TableIdentifier id{database, selection.TargetName(source)};
     const std::string path = catalog->TablePath(id);
-    TIDE_ASSIGN_OR_RETURN(bool exists, fs->Exists(JoinPath(path, "schema")));
+    TIDE_ASSIGN_OR_RETURN(bool exists, SchemaManager(fs, path).Exists());
     if (!exists) {
       return Status::NotFound("lake table {} (of {}) does not exist in {}; is --database, --table-prefix or "
                               "--table-suffix the sync's?",

@@ -26,6 +26,11 @@ Result<std::vector<int64_t>> SchemaManager::ListIds() const {
   return ids;
 }
 
+Result<bool> SchemaManager::Exists() const {
+  TIDE_ASSIGN_OR_RETURN(auto ids, ListIds());
+  return !ids.empty();
+}
+
 Result<TableSchema> SchemaManager::Latest() const {
   TIDE_ASSIGN_OR_RETURN(auto ids, ListIds());
   if (ids.empty()) return Status::NotFound("no schema file in {}/schema", table_path_);

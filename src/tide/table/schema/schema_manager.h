@@ -19,6 +19,9 @@ class SchemaManager {
   std::string SchemaPath(int64_t id) const;
   // Ids of every schema file, ascending.
   Result<std::vector<int64_t>> ListIds() const;
+  // Whether the table exists: it has a schema file, as Java's catalog decides. A schema/ folder with no
+  // schema file in it is what a create killed part-way leaves behind; it is no table.
+  Result<bool> Exists() const;
   Result<TableSchema> Latest() const;
   Result<TableSchema> Get(int64_t id) const;
 
