@@ -122,6 +122,9 @@ LineEditor::ReadResult LineEditor::ReadLine(const std::string& prompt) {
   Handles& h = *handles_;
   h.prompt = prompt;
   h.interrupted = false;
+  // Raw mode before the prompt shows (libedit would set it at the first key): in cooked mode the terminal
+  // itself would echo keys typed right after the prompt, and libedit echo them again.
+  el_set(h.el, EL_PREP_TERM, 1);
   int count = 0;
   const char* line = el_gets(h.el, &count);
   ReadResult result;
