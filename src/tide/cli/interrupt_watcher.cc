@@ -13,6 +13,8 @@ namespace tide::cli {
 
 namespace {
 
+constexpr int kReinterruptMs = 50;
+
 void CloseFd(int* fd) {
   if (*fd >= 0) ::close(*fd);
   *fd = -1;
@@ -80,9 +82,22 @@ InterruptWatcher::~InterruptWatcher() {
 void InterruptWatcher::Loop() {
   while (true) {
     struct pollfd fds[2] = {{signal_fd_, POLLIN, 0}, {stop_read_fd_, POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0) {
+    int timeout_ms = -1;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (state_ == State::kQuery && query_interrupted_) timeout_ms = kReinterruptMs;
+    }
+    int ready = ::poll(fds, 2, timeout_ms);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       return;
+    }
+    if (ready == 0) {
+      // DuckDB clears a connection's interrupt when its next query starts: a statement that runs
+      // several queries (the rendering of its result is one) is interrupted again until it ends.
+      std::lock_guard<std::mutex> lock(mu_);
+      if (state_ == State::kQuery && query_interrupted_) duckdb_interrupt(query_connection_);
+      continue;
     }
     if (fds[1].revents != 0) return;
     if ((fds[0].revents & POLLIN) == 0) continue;

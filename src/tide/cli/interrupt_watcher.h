@@ -9,7 +9,9 @@
 //   prompt     (the user is typing)        the prompt's reader is woken through prompt_wake_fd(), and
 //                                          the line editor drops the line (line_editor.h);
 //   query      (a statement is running)    duckdb_interrupt() on the statement's connection, so DuckDB
-//                                          stops it with an INTERRUPT error and the shell goes on;
+//                                          stops it with an INTERRUPT error and the shell goes on (and
+//                                          again every 50 ms until the statement ends, since DuckDB
+//                                          forgets an interrupt when its next query starts);
 //   busy       (printing, anything else)   ignored.
 //
 // Invariant: at most one watcher exists in the process (SIGINT's disposition is process-wide).
