@@ -15,7 +15,7 @@ debian_packages=(
   libcpp-httplib-dev
   chromium python3 python3-pip python3-prometheus-client
   python3-venv python3-psycopg2
-  libyaml-cpp-dev
+  libyaml-cpp-dev libedit-dev
   openjdk-17-jdk-headless maven
 
 )

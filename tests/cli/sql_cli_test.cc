@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -144,6 +145,59 @@ TEST(SqlCliTest, ReadsStatementsFromStdin) {
   TideRun tail = RunTide(args, ".mode json\nSELECT 3 AS c");
   EXPECT_EQ(tail.exit_code, 0) << tail.err;
   EXPECT_EQ(tail.out, "{\"c\":3}\n");
+}
+
+TEST(SqlCliTest, RunsDotCommandsInAScript) {
+  std::vector<std::string> args = {"sql", "--warehouse", tide::testing::JavaFixtureWarehouse(), "--format", "csv"};
+  // No prompts and no banner: only the answers, in order.
+  TideRun run = RunTide(args,
+                        ".schema pk_09.pk_09\n"
+                        ".snapshots pk_09.pk_09\n"
+                        ".mode json\n"
+                        "SELECT count(*) AS n\n"
+                        "  FROM pk_09.pk_09;\n"
+                        ".tables\n");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err, "");
+  std::string expected =
+      "column,type,paimon_type,key\n"
+      "f0,VARCHAR,STRING NOT NULL,primary key\n"
+      "f1,INTEGER,INT NOT NULL,\"primary key, partition key\"\n"
+      "f2,INTEGER,INT NOT NULL,\"primary key, bucket key\"\n"
+      "f3,DOUBLE,DOUBLE,\"\"\n"
+      "snapshot_id,schema_id,commit_kind,commit_time,total_record_count,delta_record_count,changelog_record_count\n"
+      "1,0,APPEND,2025-08-21 06:43:45.076,9,9,0\n"
+      "2,0,COMPACT,2025-08-21 06:43:45.293,9,0,0\n"
+      "3,0,APPEND,2025-08-21 06:43:45.364,11,2,0\n"
+      "4,0,COMPACT,2025-08-21 06:43:45.382,11,0,0\n"
+      "5,0,APPEND,2025-08-21 06:43:45.527,14,3,0\n"
+      "6,0,COMPACT,2025-08-21 06:43:45.551,12,-2,0\n"
+      "7,0,APPEND,2025-08-21 06:43:45.621,13,1,0\n"
+      "8,0,COMPACT,2025-08-21 06:43:45.645,10,-3,0\n"
+      "{\"n\":9}\n";
+  EXPECT_EQ(run.out.substr(0, expected.size()), expected);
+  EXPECT_THAT(run.out.substr(expected.size()), HasSubstr("{\"database\":\"pk_09\",\"name\":\"pk_09\"}\n"));
+
+  // .timer prints each statement's time after its rows.
+  TideRun timed = RunTide(args, ".timer on\nSELECT 1 AS one;\n");
+  EXPECT_EQ(timed.exit_code, 0) << timed.err;
+  EXPECT_TRUE(std::regex_match(timed.out, std::regex("one\n1\nRun Time: [0-9]+\\.[0-9]{3} s\n"))) << timed.out;
+
+  // A table made in the session has its columns shown without Paimon's parts.
+  TideRun own = RunTide(args, "CREATE TABLE t (id BIGINT, name VARCHAR);\n.schema t\n");
+  EXPECT_EQ(own.exit_code, 0) << own.err;
+  EXPECT_EQ(own.out, "column,type\nid,BIGINT\nname,VARCHAR\n");
+}
+
+TEST(SqlCliTest, AFailingDotCommandInAScriptIsPrintedAndSetsTheExitCode) {
+  std::vector<std::string> args = {"sql", "--warehouse", tide::testing::JavaFixtureWarehouse(), "--format", "csv"};
+  TideRun run = RunTide(args, ".schema pk_09.nope\n.snapshots\n.frobnicate\nSELECT 2 AS two;\n");
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.out, "two\n2\n");
+  EXPECT_EQ(run.err,
+            "Error: no table pk_09.nope: .tables lists the tables, named <database>.<table>\n"
+            "Error: usage: .snapshots <database>.<table>\n"
+            "Error: unknown command .frobnicate: try .help\n");
 }
 
 }  // namespace
