@@ -10,6 +10,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tide/base/logging.h"
@@ -23,6 +24,7 @@
 #include "tide/sync/table_sink.h"
 #include "tide/table/schema/schema_manager.h"
 #include "tide/sync/postgres_sync.h"
+#include "tide/sync/resync_request.h"
 #include "tide/sync/sync_status.h"
 #include "tide/sync/table_selection.h"
 
@@ -233,6 +235,60 @@ struct ResyncFlags {
   int copy_workers = 4;
 };
 
+// Whether the table's newest commit by the sync on `slot` holds a copy of every source made after
+// `asked` (a copy's position is that of the slot it was made at, which is after the request).
+Result<bool> CopiedAfter(FileSystem* fs, const std::string& path, const std::string& slot,
+                         const std::vector<PgTableName>& sources, Lsn asked) {
+  TIDE_ASSIGN_OR_RETURN(SinkPosition position, ReadSinkPosition(fs, path, PostgresSync::CommitUser(slot)));
+  for (const PgTableName& source : sources) {
+    Lsn at = sources.size() == 1 ? position.copy_lsn : kInvalidLsn;
+    if (auto it = position.source_copy_lsn.find(source.ToString()); it != position.source_copy_lsn.end()) {
+      at = std::max(at == kInvalidLsn ? 0 : at, it->second);
+    }
+    if (at == kInvalidLsn || at <= asked) return false;
+  }
+  return true;
+}
+
+// `tide sync resync` beside a running sync: the request goes into the WAL (resync_request.h); the sync
+// copies the table when its stream reaches it; this waits until the table holds that copy, or until
+// the sync stops (it then copies the table when it starts again: the request lies past what it
+// acknowledged).
+Status ResyncThroughRunningSync(PgConnection& conn, FileSystem* fs, const std::string& path, const TableIdentifier& id,
+                                const std::string& slot, const std::vector<PgTableName>& sources) {
+  TIDE_ASSIGN_OR_RETURN(Lsn asked, SendResyncRequest(conn, ResyncRequest{slot, sources}));
+  std::vector<std::string> names;
+  for (const PgTableName& source : sources) names.push_back(source.ToString());
+  std::cerr << fmt::format("tide sync resync: a tide sync runs on replication slot {}; asked it at {} to copy {} "
+                           "again into {}; waiting for the copy\n",
+                           slot, FormatLsn(asked), Join(names, ", "), id.ToString());
+  const auto started = std::chrono::steady_clock::now();
+  auto last_check = started;
+  while (true) {
+    TIDE_ASSIGN_OR_RETURN(bool done, CopiedAfter(fs, path, slot, sources, asked));
+    if (done) {
+      TIDE_ASSIGN_OR_RETURN(SinkPosition position, ReadSinkPosition(fs, path, PostgresSync::CommitUser(slot)));
+      std::cerr << fmt::format("tide sync resync: {} copied again into {} by the running sync (snapshot {}, in "
+                               "{:.1f} s); it streams on from there\n",
+                               Join(names, ", "), id.ToString(), position.snapshot_id.value_or(0),
+                               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      return Status::OK();
+    }
+    if (std::chrono::steady_clock::now() - last_check >= std::chrono::seconds(2)) {
+      last_check = std::chrono::steady_clock::now();
+      TIDE_ASSIGN_OR_RETURN(bool running, SyncRunsOnSlot(conn, slot));
+      // The copy may have landed just before the sync stopped.
+      TIDE_ASSIGN_OR_RETURN(bool copied, CopiedAfter(fs, path, slot, sources, asked));
+      if (!running && !copied) {
+        return Status::Aborted("the sync on replication slot {} stopped before it copied {}; it copies it when it "
+                               "starts again (the request lies past the position it acknowledged)",
+                               slot, Join(names, ", "));
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
 // `tide sync resync`: the lake table's source (from the sync's own snapshots), its computed and
 // metadata columns (from the column comments the sync wrote), copied again at a fresh position.
 Status Resync(const ResyncFlags& flags) {
@@ -276,6 +332,12 @@ Status Resync(const ResyncFlags& flags) {
       TIDE_ASSIGN_OR_RETURN(auto columns, ParseMetadataColumns(f.description->substr(10)));
       for (MetadataColumn c : columns) options.metadata_columns.push_back(c);
     }
+  }
+  {
+    // A running sync holds the slot: it is asked through the WAL, and copies the table itself.
+    TIDE_ASSIGN_OR_RETURN(auto conn, PgConnection::Connect(options.conninfo));
+    TIDE_ASSIGN_OR_RETURN(bool running, SyncRunsOnSlot(*conn, options.slot));
+    if (running) return ResyncThroughRunningSync(*conn, fs, path, id, options.slot, sources);
   }
   options.tables = sources;
   for (const PgTableName& source : sources) options.target_names[source] = table;
@@ -376,7 +438,7 @@ void RegisterSync(CLI::App& app) {
   });
   auto resync_flags = std::make_shared<ResyncFlags>();
   CLI::App* resync = sync->add_subcommand(
-      "resync", "Copy one synced table again from PostgreSQL, replacing its lake contents (the sync must be stopped)");
+      "resync", "Copy one synced table again from PostgreSQL, replacing its lake contents (a running sync is asked to do it)");
   resync->add_option("--warehouse", resync_flags->warehouse, "the lake's warehouse folder")->required();
   resync->add_option("--database", resync_flags->database, "the lake database of the table")->required();
   resync->add_option("--postgres", resync_flags->postgres, "libpq connection string or postgresql:// URI")->required();

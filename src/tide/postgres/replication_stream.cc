@@ -123,7 +123,7 @@ Status ReplicationStream::StartStreaming() {
                                  QuotePublicationList(options_.publications));
   if (binary_) opts += ", binary 'true'";
   if (streaming_) opts += ", streaming 'on'";
-  if (options_.messages) opts += ", messages 'true'";
+  if (options_.messages && server_version_ >= 140000) opts += ", messages 'true'";
   Lsn from = FlushToReport();
   std::string sql = fmt::format("START_REPLICATION SLOT {} LOGICAL {} ({})", options_.slot, FormatLsn(from), opts);
   Status st = conn_->StartCopy(sql, PGRES_COPY_BOTH);

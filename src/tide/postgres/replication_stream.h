@@ -54,7 +54,7 @@ struct ReplicationStreamOptions {
   Lsn start_lsn = kInvalidLsn;  // 0: the slot's confirmed_flush_lsn
   bool binary = true;           // binary 'true' where the server supports it (PG14+)
   bool streaming = true;        // streaming 'on' where supported (PG14+)
-  bool messages = false;        // messages 'true': pg_logical_emit_message output
+  bool messages = false;        // messages 'true': pg_logical_emit_message output (PostgreSQL 14+; none before)
   int max_proto_version = 4;    // lower it to test older protocol paths
   std::chrono::milliseconds status_interval{10000};
   ReconnectPolicy reconnect;

@@ -20,6 +20,7 @@
 #include "tide/sync/computed_column.h"
 #include "tide/sync/doctor.h"
 #include "tide/sync/metadata_column.h"
+#include "tide/sync/resync_request.h"
 #include "tide/sync/table_sink.h"
 #include "tide/table/schema/schema_manager.h"
 #include "tide/table/snapshot/snapshot_manager.h"
@@ -205,7 +206,7 @@ class Pipeline {
     // One sync per slot: a second one would acknowledge what the first has not committed. The lock is
     // the session's, held until this process ends. A sync killed a moment ago may still hold it until
     // its server process notices the closed connection, so a restart waits a few seconds for it.
-    const std::string lock_sql = "SELECT pg_try_advisory_lock(hashtext(" + sql_->QuoteLiteral("tide sync " + o_.slot) + "))";
+    const std::string lock_sql = "SELECT pg_try_advisory_lock(hashtext(" + sql_->QuoteLiteral(PostgresSync::LockKey(o_.slot)) + "))";
     for (int attempt = 0;; ++attempt) {
       TIDE_ASSIGN_OR_RETURN(PgResult locked, sql_->Query(lock_sql));
       if (locked.rows() == 1 && locked.Value(0, 0) == "t") break;
@@ -419,9 +420,12 @@ class Pipeline {
   }
 
   // Copies `tables` under the exported snapshot of the slot that `repl` created (at `lsn`), then ends
-  // the export. Each table is committed when its last row is in, with the copy's position.
+  // the export. Each table is committed when its last row is in, with the copy's position. A copy at
+  // start may stop part-way (the tables not committed are copied at the next start); one while the
+  // stream runs (`in_stream`) finishes first, for the round that commits at the stop would otherwise
+  // publish a table half copied.
   Status Copy(const std::vector<PgTableName>& tables, const std::string& snapshot, Lsn lsn,
-              std::unique_ptr<PgConnection>& repl) {
+              std::unique_ptr<PgConnection>& repl, bool in_stream = false) {
     SnapshotCopyOptions copy_options;
     copy_options.conninfo = o_.conninfo;
     copy_options.snapshot_name = snapshot;
@@ -501,7 +505,7 @@ class Pipeline {
                              sink.rows_written()));
       }
       copy->Recycle(std::move(*batch));
-      if (stop_->load()) {
+      if (stop_->load() && !in_stream) {
         if (o_.copy_only) return Status::Aborted("stopped before the copy was complete; no table was replaced");
         // A clean stop: the tables copied so far are committed; the others are copied at the next start.
         Progress("stopped during the initial copy; tables not copied yet are copied when the sync starts again");
@@ -555,7 +559,52 @@ class Pipeline {
     TIDE_ASSIGN_OR_RETURN(auto repl, PgConnection::Connect(o_.conninfo, PgSessionKind::kReplication));
     std::string temp = fmt::format("{}_copy_{}", o_.slot.substr(0, 40), ::getpid());
     TIDE_ASSIGN_OR_RETURN(CreatedSlot created, CreateReplicationSlot(*repl, temp, {true, SlotSnapshotAction::kExport}));
-    return Copy(added, created.snapshot_name, created.consistent_point, repl);
+    return Copy(added, created.snapshot_name, created.consistent_point, repl, /*in_stream=*/true);
+  }
+
+  // A `tide sync resync` request read from the stream (resync_request.h): the tables it names that this
+  // sync mirrors and that do not hold it yet (a request read again after a restart was done before)
+  // are queued for CopyAgain, which runs once the message's transaction is over.
+  void QueueResync(const LogicalMessage& message, Lsn at) {
+    auto request = ParseResyncRequest(message.content);
+    if (!request.ok()) {
+      TIDE_LOG_WARN("a {} message at {} was passed over: {}", kResyncMessagePrefix, FormatLsn(message.lsn),
+                    request.status().message());
+      return;
+    }
+    if (request->slot != o_.slot) return;  // for the sync on another slot
+    for (const PgTableName& table : request->tables) {
+      TableSink* sink = sinks_.count(table) ? sinks_.at(table) : nullptr;
+      if (sink == nullptr) {
+        TIDE_LOG_WARN("tide sync resync asked to copy {} again, but this sync does not mirror it", table.ToString());
+        continue;
+      }
+      if (sink->Holds(table.ToString(), at)) continue;
+      if (std::find(resync_queue_.begin(), resync_queue_.end(), table) == resync_queue_.end()) {
+        resync_queue_.push_back(table);
+      }
+    }
+  }
+
+  // Copies the queued tables again at a temporary slot's position S_t, each committed as an OVERWRITE
+  // at S_t - 1 with the copy's position, as at a restart with --resync: the stream then drops their
+  // transactions up to S_t and applies every later one. Runs between transactions; the other tables
+  // wait meanwhile. Their rows buffered since the last commit are kept and committed as usual.
+  Status CopyAgain() {
+    std::vector<PgTableName> tables = std::move(resync_queue_);
+    resync_queue_.clear();
+    std::vector<std::string> names;
+    for (const PgTableName& t : tables) {
+      names.push_back(t.ToString());
+      resync_.insert(t);
+    }
+    Progress(fmt::format("copying {} again, as tide sync resync asked", Join(names, ", ")));
+    TIDE_ASSIGN_OR_RETURN(auto repl, PgConnection::Connect(o_.conninfo, PgSessionKind::kReplication));
+    std::string temp = fmt::format("{}_copy_{}", o_.slot.substr(0, 40), ::getpid());
+    TIDE_ASSIGN_OR_RETURN(CreatedSlot created, CreateReplicationSlot(*repl, temp, {true, SlotSnapshotAction::kExport}));
+    Status copied = Copy(tables, created.snapshot_name, created.consistent_point, repl, /*in_stream=*/true);
+    for (const PgTableName& t : tables) resync_.erase(t);
+    return copied;
   }
 
   TableSink* SinkOf(const SourceRelation& relation) {
@@ -606,6 +655,7 @@ class Pipeline {
     options.replication.publications = {o_.publication};
     options.replication.status_interval = std::chrono::seconds(1);
     options.replication.reconnect.max_attempts = 1000000;  // keep trying until stopped
+    options.replication.messages = true;                   // tide sync resync's requests (resync_request.h)
     TIDE_ASSIGN_OR_RETURN(auto stream, ChangeStream::Start(options));
     sync_->SetStream(stream.get());
     struct Unset {
@@ -703,6 +753,14 @@ class Pipeline {
           touched.insert(sink);
         }
         if (!result.ok()) break;
+      } else if (auto* message = std::get_if<LogicalMessage>(&event)) {
+        if (message->prefix != kResyncMessagePrefix) continue;
+        // A transactional request is ordered by its transaction's commit.
+        QueueResync(*message, in_txn ? txn.commit_lsn : message->lsn);
+        if (!in_txn && !resync_queue_.empty()) {
+          result = CopyAgain();
+          if (!result.ok()) break;
+        }
       } else if (auto* commit = std::get_if<CommitTransaction>(&event)) {
         in_txn = false;
         last_commit_lsn = commit->txn.commit_lsn;
@@ -719,6 +777,11 @@ class Pipeline {
             p.streamed_changes += n;
           }
         });
+        // Before anything commits past the request: a stop now must not acknowledge it undone.
+        if (!resync_queue_.empty()) {
+          result = CopyAgain();
+          if (!result.ok()) break;
+        }
         if (Clock::now() - last_commit_ >= o_.commit_interval) {
           if (AnyPending()) {
             result = CommitRound(last_commit_lsn);
@@ -751,7 +814,8 @@ class Pipeline {
   std::unique_ptr<Catalog> catalog_;
   std::map<std::string, std::unique_ptr<TableSink>> targets_;  // by lake table (db.table)
   std::map<PgTableName, TableSink*> sinks_;                     // by source table
-  std::set<PgTableName> resync_;  // tables copied again (o_.resync)
+  std::set<PgTableName> resync_;  // tables copied again (o_.resync, or a request while streaming)
+  std::vector<PgTableName> resync_queue_;  // tables a tide sync resync request asked for, not copied yet
   Clock::time_point last_commit_ = Clock::now();
   Clock::time_point last_discovery_ = Clock::now();
   std::set<PgTableName> unpublished_;  // selected tables the user's publication lacks (warned once)

@@ -107,6 +107,8 @@ class PostgresSync {
   std::string TargetName(const PgTableName& table) const;
   // The commit user of the sync on `slot`: its commits carry the source positions.
   static std::string CommitUser(const std::string& slot) { return "tide-sync-" + slot; }
+  // The key of the advisory lock a sync on `slot` holds while it runs (hashtext of it).
+  static std::string LockKey(const std::string& slot) { return "tide sync " + slot; }
 
  private:
   PostgresSyncOptions options_;
