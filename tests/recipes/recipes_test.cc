@@ -304,6 +304,10 @@ TEST_F(RecipesTest, WideUserOrderDetail) {
   // The point to travel back to: after every commit of state A, before any of state B.
   const int64_t point = NowEpochMs();
   const int64_t orders_snapshot = LatestSnapshot("shop.orders");
+  // ... and the source position the lake holds then: the commit LSN of orders' newest snapshot.
+  std::vector<std::string> position =
+      LakeCsv("SELECT commit_identifier FROM shop.\"orders$snapshots\" ORDER BY snapshot_id DESC LIMIT 1");
+  ASSERT_EQ(position.size(), 2u) << Join(position, "\n");
   while (NowEpochMs() <= point) std::this_thread::sleep_for(std::chrono::milliseconds(1));
 
   // State B: a new user and their order, a user moving, an item renamed, an order deleted, an amount
@@ -324,6 +328,19 @@ TEST_F(RecipesTest, WideUserOrderDetail) {
 
   // As of the point: every table as it was then.
   EXPECT_EQ(LakeCsv(WideAsOf("timestamp_ms => " + std::to_string(point))), state_a);
+  // One PostgreSQL point for all three: per table, its newest snapshot at or below that position (the
+  // sync commits every table with changes at one position per commit round).
+  std::string cut = "SELECT o.order_id, o.amount, u.user_name, u.city, i.item_name FROM ";
+  for (const char* table : {"orders", "users", "items"}) {
+    std::vector<std::string> id = LakeCsv(std::string("SELECT max(snapshot_id) AS id FROM shop.\"") + table +
+                                          "$snapshots\" WHERE commit_identifier <= " + position[1]);
+    ASSERT_EQ(id.size(), 2u) << Join(id, "\n");
+    std::string scan = std::string("paimon_scan('shop.") + table + "', snapshot_id => " + id[1] + ")";
+    cut += table == std::string("orders")  ? scan + " o "
+           : table == std::string("users") ? "LEFT JOIN " + scan + " u ON o.user_id = u.user_id "
+                                           : "LEFT JOIN " + scan + " i ON o.item_id = i.item_id ";
+  }
+  EXPECT_EQ(LakeCsv(cut + "ORDER BY o.order_id"), state_a);
   // As of the orders snapshot of state A (users and items at their latest): the orders of A.
   std::vector<std::string> orders_then =
       LakeCsv("SELECT order_id, amount FROM paimon_scan('shop.orders', snapshot_id => " +
