@@ -215,6 +215,7 @@ TEST_F(RecipesTest, ThreeChecksAfterThePipelineRuns) {
                                               Conninfo(), "--tables", "public.orders,public.users,public.items",
                                               "--slot", "mirror_" + db_.substr(8, 30)});
   EXPECT_EQ(verify.exit_code, 0) << verify.out << verify.err;
+  std::cout << "tide verify printed:\n" << verify.out;
   EXPECT_NE(verify.out.find("OK   public.orders -> shop.orders: match"), std::string::npos) << verify.out;
   EXPECT_NE(verify.out.find("OK   public.users -> shop.users: match"), std::string::npos) << verify.out;
   EXPECT_NE(verify.out.find("OK   public.items -> shop.items: match"), std::string::npos) << verify.out;
@@ -261,6 +262,7 @@ TEST_F(RecipesTest, ThreeChecksAfterThePipelineRuns) {
   testing::TideRun status = testing::RunTide({"sync", "status", "--warehouse", warehouse_, "--database", "shop",
                                               "--slot", "mirror_" + db_.substr(8, 30), "--postgres", Conninfo()});
   EXPECT_EQ(status.exit_code, 0) << status.err;
+  std::cout << "tide sync status printed:\n" << status.out;
   for (const char* table : {"orders", "users", "items"}) {
     EXPECT_TRUE(std::regex_search(status.out, std::regex(std::string("shop\\.") + table + " +public\\." + table +
                                                          " +copied")))
@@ -421,6 +423,7 @@ TEST_F(RecipesTest, AuditHistoryOfOneOrder) {
     std::vector<std::string> c = Split(lines[i], ',');
     ASSERT_EQ(c.size(), 9u) << lines[i];
     if (c[2] != "12500") continue;
+    std::cout << lines[i] << "\n";
     int64_t snapshot = std::stoll(c[1]);
     EXPECT_GE(snapshot, last_snapshot) << lines[i];
     last_snapshot = snapshot;
