@@ -106,6 +106,20 @@ Result<LoadResult> Load(const WriteCommandOptions& options) {
     select += fmt::format("CAST({} AS VARCHAR)", QuoteSqlIdentifier(file_columns[*kind_index]));
   }
   if (select.empty()) return Status::InvalidArgument("{} has no column of table {}", options.input, id.ToString());
+  if (!parquet) {
+    // A CSV value bound for a string column is kept as written: left to DuckDB's type detection,
+    // '007' would load as '7' and '2026-12-01 10:00' as '2026-12-01 10:00:00'.
+    std::vector<std::string> as_text;
+    for (size_t f = 0; f < schema.fields.size(); ++f) {
+      int c = file_index_of_field[f];
+      if (c >= 0 && schema.fields[f].type.IsString()) {
+        as_text.push_back(fmt::format("{}: 'VARCHAR'", QuoteSqlString(file_columns[static_cast<size_t>(c)])));
+      }
+    }
+    if (!as_text.empty()) {
+      source = fmt::format("read_csv_auto({}, types = {{{}}})", QuoteSqlString(options.input), Join(as_text, ", "));
+    }
+  }
 
   TIDE_ASSIGN_OR_RETURN(DuckResult result, conn.QueryStreaming(fmt::format("SELECT {} FROM {}", select, source)));
   std::vector<std::unique_ptr<VectorDecoder>> decoders;
