@@ -90,6 +90,22 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(FileSystem* fs, std::string t
   }
   TIDE_ASSIGN_OR_RETURN(CoreOptions options, CoreOptions::Create(sink->schema_, sink->table_name_));
   sink->cross_partition_ = options.bucket() == -1 && IsCrossPartitionUpdate(sink->schema_);
+  if (options.merge_engine() == MergeEngine::kAggregation) {
+    // An aggregation table retracts what a replaced or deleted row added, unless every value column
+    // ignores retractions; a delete may instead remove the whole record.
+    for (size_t f = 0; f < sink->schema_.fields.size(); ++f) {
+      const std::string& name = sink->schema_.fields[f].name;
+      if (std::find(sink->schema_.primary_keys.begin(), sink->schema_.primary_keys.end(), name) !=
+          sink->schema_.primary_keys.end()) {
+        continue;
+      }
+      if (sink->schema_.FindOption("fields." + name + ".ignore-retract").value_or("false") != "true") {
+        sink->retracts_ = true;
+      }
+    }
+    sink->deletes_remove_records_ =
+        sink->schema_.FindOption("aggregation.remove-record-on-delete").value_or("false") == "true";
+  }
   TIDE_RETURN_IF_ERROR(sink->NewWriter());
   TIDE_ASSIGN_OR_RETURN(sink->commit_, FileStoreCommit::Create(fs, sink->table_path_, sink->table_name_));
   return sink;
@@ -721,6 +737,14 @@ Status TableSink::CheckOldRowComputes(const SourceRelationPtr& relation, const R
   return Status::OK();
 }
 
+Status TableSink::OldRowNeeded(const SourceRelation& relation, std::string_view what) const {
+  return Status::InvalidArgument(
+      "table {} (merge-engine aggregation): {} of {} came without the old row, so what that row added cannot be "
+      "retracted and the aggregates would count it twice; run ALTER TABLE {} REPLICA IDENTITY FULL in PostgreSQL, "
+      "then tide sync resync --table {} (or set fields.<column>.ignore-retract=true on every value column)",
+      table_name_, what, relation.table.ToString(), relation.table.Quoted(), table_name_);
+}
+
 Status TableSink::Apply(const RowChange& change, const TransactionContext& context) {
   const int64_t commit_time_micros = context.commit_time_micros;
   if (!failed_.ok()) return failed_;
@@ -740,6 +764,7 @@ Status TableSink::Apply(const RowChange& change, const TransactionContext& conte
       return Write(RowKind::kInsert, std::move(row));
     }
     case ChangeKind::kUpdate: {
+      if (retracts_ && change.old_kind != PgOldTupleKind::kFull) return Fail(OldRowNeeded(rel, "an UPDATE"));
       Row source = change.new_row;
       if (!change.unchanged_columns.empty()) {
         if (change.old_kind == PgOldTupleKind::kFull) {
@@ -768,6 +793,9 @@ Status TableSink::Apply(const RowChange& change, const TransactionContext& conte
       return Write(RowKind::kUpdateAfter, std::move(row));
     }
     case ChangeKind::kDelete: {
+      if (retracts_ && !deletes_remove_records_ && change.old_kind != PgOldTupleKind::kFull) {
+        return Fail(OldRowNeeded(rel, "a DELETE"));
+      }
       TIDE_RETURN_IF_ERROR(CheckOldRowComputes(relation, change));
       TIDE_ASSIGN_OR_RETURN(Row row, ToTarget(relation, change.old_row, commit_time_micros));
       return Write(RowKind::kDelete, std::move(row));

@@ -174,6 +174,8 @@ class TableSink {
   Status Write(RowKind kind, Row row, bool remember = true);
   // NotSupported when a key-only old row lacks a column that a key or partition column is computed from.
   Status CheckOldRowComputes(const SourceRelationPtr& relation, const RowChange& change);
+  // The error for `what` ("an UPDATE", "a DELETE") of `relation` without its old row on a table that retracts.
+  Status OldRowNeeded(const SourceRelation& relation, std::string_view what) const;
   Status NewWriter(bool for_overwrite = false);
   // Writes a -D of every key of `source` (committed and buffered): a TRUNCATE of one of several sources.
   Status DeleteRowsOf(const PgTableName& source);
@@ -229,6 +231,11 @@ class TableSink {
   // A cross-partition update table: the key index routes deletes, so a key-only delete need not
   // compute partition columns.
   bool cross_partition_ = false;
+  // An aggregation table whose value columns retract: UPDATE and DELETE need PostgreSQL's whole old row
+  // (REPLICA IDENTITY FULL) ...
+  bool retracts_ = false;
+  // ... except a DELETE when aggregation.remove-record-on-delete removes the record instead.
+  bool deletes_remove_records_ = false;
   int64_t rows_written_ = 0;
   Status failed_;
 };
