@@ -109,6 +109,14 @@ TEST(SqlCliTest, FailsWithTheErrorOnStderr) {
   EXPECT_THAT(stops.err, HasSubstr("nope"));
 }
 
+// The extensions Tide needs are built in; one it lacks is an error at once, never a download.
+TEST(SqlCliTest, NeverDownloadsAnExtension) {
+  TideRun run = RunTide(Sql("csv", "SELECT * FROM read_parquet('https://127.0.0.1:9/x.parquet')"));
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_THAT(run.err, HasSubstr("httpfs"));
+  EXPECT_THAT(run.err, ::testing::Not(HasSubstr("extensions.duckdb.org")));
+}
+
 TEST(SqlCliTest, SaysWhyATableHasNoView) {
   // The fixture's blob tables use a type Tide does not read yet: no view, and the error says why.
   TideRun run = RunTide(Sql("csv", "SELECT * FROM blob_data_evolution_with_dense_stats.blob_data_evolution_with_dense_stats"));

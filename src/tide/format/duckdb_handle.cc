@@ -446,7 +446,11 @@ void DuckConnection::Interrupt() {
 Result<DuckDB> DuckDB::Open(const std::string& path, const DuckConfig& config) {
   duckdb_config cfg = nullptr;
   if (duckdb_create_config(&cfg) != DuckDBSuccess) return Status::Internal("cannot create a DuckDB config");
-  for (const auto& [name, value] : config) {
+  // Tide is one binary with the extensions it needs built in: DuckDB must never fetch one from the
+  // network when a query names a function of another (httpfs for an https:// path, say).
+  DuckConfig effective = {{"autoinstall_known_extensions", "false"}};
+  effective.insert(effective.end(), config.begin(), config.end());
+  for (const auto& [name, value] : effective) {
     if (duckdb_set_config(cfg, name.c_str(), value.c_str()) != DuckDBSuccess) {
       duckdb_destroy_config(&cfg);
       return Status::InvalidArgument("DuckDB rejects the option {} = {}: check its name and value", name, value);
