@@ -176,6 +176,8 @@ final class Writes {
   // primary-key and fixed-bucket append writers' compaction, or the bucket-unaware append
   // coordinator's tasks. Commits one snapshot when there was anything to compact.
   static void compact(FileStoreTable table, boolean full, PrintStream out) throws Exception {
+    // A dedicated compaction job compacts a write-only table too, as Paimon's CompactAction does.
+    table = table.copy(java.util.Collections.singletonMap("write-only", "false"));
     BatchWriteBuilder builder = table.newBatchWriteBuilder();
     List<CommitMessage> messages = new ArrayList<>();
     try (IOManager io = ioManager()) {

@@ -1,0 +1,154 @@
+// Java Paimon (1.4, interop/java) compacts a table while the real `tide sync postgres` binary writes it:
+// the scale-out the docs describe (another engine compacts, Tide ingests). Both commit to the same
+// table at the same time, each with Paimon's conflict rules; whatever interleaving happens, the table
+// never loses or repeats a row: once the sync has caught up, Tide's and Java's reads of the latest
+// snapshot both equal PostgreSQL, and Java's compactions left COMPACT snapshots between the sync's.
+//
+// Two layouts: `write-only=true` (the documented set-up: only Java compacts; its compactions commit) and
+// both compacting (Paimon allows one compactor per bucket: a Java compaction that loses a conflict
+// against Tide's fails with Paimon's conflict error, and may be tried again; Tide's sync never fails).
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include "interop/interop_util.h"
+#include "sync/sync_test_util.h"
+#include "tide/table/snapshot/snapshot_manager.h"
+
+namespace tide::interop {
+namespace {
+
+using sync_testing::Server;
+using sync_testing::SpawnTide;
+
+constexpr const char* kSelect = "SELECT id::text || E'\\t' || qty::text || E'\\t' || coalesce(note, '\\N') FROM orders";
+
+// The lake's rows as "id\tqty\tnote", from Java's canonical lines (id, qty, note are its columns).
+std::multiset<std::string> Rows(const std::vector<std::string>& lines) {
+  std::multiset<std::string> rows;
+  for (const std::string& l : lines) {
+    if (l.rfind("#", 0) == 0) continue;
+    rows.insert(l);
+  }
+  return rows;
+}
+
+std::multiset<std::string> PgRows(const std::string& db) {
+  std::multiset<std::string> rows;
+  auto r = Server().Query(kSelect, db);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  if (r.ok()) {
+    for (const auto& row : *r) rows.insert(*row[0]);
+  }
+  return rows;
+}
+
+// `tide_compacts`: the sync compacts too (not write-only).
+void RunWhileJavaCompacts(const std::string& db, const std::vector<std::string>& table_conf, bool tide_compacts) {
+  ASSERT_TRUE(Server().CreateDatabase(db).ok());
+  tide::testing::TempDir dir;
+  const std::string w = dir.path() + "/lake";
+  ASSERT_TRUE(Server().Exec("CREATE TABLE orders (id bigint PRIMARY KEY, qty integer NOT NULL, note text); "
+                            "INSERT INTO orders SELECT g, g, 'copy' FROM generate_series(1, 3000) g",
+                            db)
+                  .ok());
+  std::vector<std::string> args = {"sync", "postgres", "--warehouse", w, "--database", "shop", "--postgres",
+                                   Server().conninfo(db), "--tables", "public.orders", "--slot", db,
+                                   "--publication", db, "--commit-interval", "100ms", "--table-conf", "bucket=2"};
+  for (const std::string& conf : table_conf) {
+    args.push_back("--table-conf");
+    args.push_back(conf);
+  }
+  pid_t sync = SpawnTide(args, dir.path() + "/sync.log");
+  ASSERT_GT(sync, 0);
+  auto lake_rows = [&]() -> std::multiset<std::string> {
+    auto lines = TideRead(w, "shop.orders");
+    if (!lines.ok()) return {};
+    return Rows(*lines);
+  };
+  auto wait_caught_up = [&](int seconds) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (lake_rows() == PgRows(db)) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return false;
+  };
+  ASSERT_TRUE(wait_caught_up(120)) << "the initial copy; " << ReadFile(dir.path() + "/sync.log");
+
+  std::atomic<bool> writing{true};
+  std::thread writer([&] {
+    for (int64_t n = 0; writing.load(); ++n) {
+      std::string txn = "BEGIN; INSERT INTO orders VALUES (" + std::to_string(10000 + n) + ", 1, 'new'); " +
+                        "UPDATE orders SET qty = qty + 1, note = 'u" + std::to_string(n) + "' WHERE id % 50 = " +
+                        std::to_string(n % 50) + "; DELETE FROM orders WHERE id = " + std::to_string(1 + n % 3000) +
+                        "; COMMIT";
+      Status st = Server().Exec(txn, db);
+      if (!st.ok()) ADD_FAILURE() << st.ToString();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  // Java compacts again and again in one JVM while the sync commits every 100 ms.
+  std::vector<std::vector<std::string>> commands;
+  for (int i = 0; i < 6; ++i) {
+    commands.push_back({"compact", "--warehouse", w, "--table", "shop.orders", "--full"});
+    commands.push_back({"sleep", "--millis", "300"});
+  }
+  std::vector<JavaResult> compactions = RunJavaBatch(commands);
+  writing = false;
+  writer.join();
+  const bool caught_up = wait_caught_up(120);
+  std::vector<JavaResult> after = RunJavaBatch({{"read", "--warehouse", w, "--table", "shop.orders", "--print-snapshot"}});
+  ::kill(sync, SIGTERM);
+  int status = 0;
+  ::waitpid(sync, &status, 0);
+  const std::string log = ReadFile(dir.path() + "/sync.log");
+  ASSERT_TRUE(caught_up) << log;
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status << "\n" << log;
+
+  int succeeded = 0;
+  for (size_t i = 0; i < compactions.size(); i += 2) {
+    if (compactions[i].ok) {
+      ++succeeded;
+    } else {
+      // Losing a conflict is the only acceptable failure, and only when Tide compacts too.
+      EXPECT_TRUE(tide_compacts) << compactions[i].error;
+      EXPECT_NE(compactions[i].error.find("onflict"), std::string::npos) << compactions[i].error;
+    }
+  }
+  // Alone in compacting, Java's compactions commit; beside Tide's own (every 100 ms here) they may all
+  // lose (Paimon allows one compactor per bucket), and the table stays exact either way.
+  if (!tide_compacts) {
+    EXPECT_GE(succeeded, 1) << "no Java compaction committed";
+  }
+  std::cerr << succeeded << " of " << compactions.size() / 2 << " Java compactions committed\n";
+  ASSERT_TRUE(after[0].ok) << after[0].error;
+  EXPECT_EQ(Rows(after[0].lines), PgRows(db)) << "Java's read of the latest snapshot";
+  // Java's compactions are in the table's history, between the sync's commits.
+  SnapshotManager snapshots(FileSystem::Local(), w + "/shop.db/orders");
+  int java_compacts = 0;
+  for (int64_t id = snapshots.EarliestId().ValueOr(std::nullopt).value_or(1);
+       id <= snapshots.LatestId().ValueOr(std::nullopt).value_or(0); ++id) {
+    auto s = snapshots.Get(id);
+    if (s.ok() && s->commit_kind == CommitKind::kCompact && s->commit_user.rfind("tide-sync-", 0) != 0) ++java_compacts;
+  }
+  EXPECT_EQ(java_compacts, succeeded);
+}
+
+TEST(JavaCompactsSyncTest, JavaCompactsAWriteOnlyTableWhileTheSyncWritesIt) {
+  RunWhileJavaCompacts("interop_java_compacts_write_only", {"write-only=true"}, false);
+}
+
+TEST(JavaCompactsSyncTest, JavaAndTheSyncBothCompactTheSameTable) {
+  RunWhileJavaCompacts("interop_java_compacts_both", {"num-sorted-run.compaction-trigger=2"}, true);
+}
+
+}  // namespace
+}  // namespace tide::interop
