@@ -14,7 +14,7 @@
 // seconds the reader used.
 //
 //   build/bench/read_follow_bench [--seconds=30] [--rate=20] [--commit-interval=DURATION (sync default)]
-//       [--poll-interval=100ms] [--table-conf=K=V ...] [--tide=PATH (default: ../tide next to this binary)]
+//       [--poll-interval=20ms] [--table-conf=K=V ...] [--tide=PATH (default: ../tide next to this binary)]
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -50,7 +50,7 @@ struct Flags {
   int seconds = 30;
   double rate = 20;
   std::string commit_interval;  // empty: the sync's default
-  std::string poll_interval = "100ms";
+  std::string poll_interval = "20ms";
   std::vector<std::string> table_conf;
   std::string tide;
 };

@@ -159,7 +159,7 @@ int RunReadCommand(const ReadCommandOptions& options, std::ostream& out, std::os
 
 void RegisterRead(CLI::App& app) {
   auto options = std::make_shared<ReadCommandOptions>();
-  auto poll = std::make_shared<std::string>("100ms");
+  auto poll = std::make_shared<std::string>("20ms");
   auto consumer = std::make_shared<std::string>();
   CLI::App* command = app.add_subcommand("read", "Print a table's changes with their row kinds, following new commits");
   command->add_option("--warehouse", options->warehouse, "Warehouse folder (holds <database>.db/<table>/)")

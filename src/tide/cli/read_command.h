@@ -41,7 +41,7 @@ struct ReadCommandOptions {
   std::optional<std::string> consumer_id;
   std::string format = "json";
   std::string scan_mode = "auto";
-  std::chrono::milliseconds poll_interval{100};
+  std::chrono::milliseconds poll_interval{20};
 };
 
 // Runs the command; returns the exit code (0 on success and on a clean stop by signal, 1 on failure).
