@@ -64,6 +64,7 @@ double Ms(std::chrono::steady_clock::time_point since) {
 
 // Runs `tide sql --warehouse W --format csv SQL` with its output discarded; returns the wall time.
 double RunTideSql(const std::string& tide, const std::string& warehouse, const std::string& sql) {
+  std::fflush(stdout);  // the child must not print the parent's buffered lines again
   auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
   if (pid == 0) {
@@ -222,18 +223,17 @@ int main(int argc, char** argv) {
       auto bucket = function->Bucket(Row{Datum(keys[i])}, &scratch);
       Check(bucket.status(), "bucket");
       auto start = std::chrono::steady_clock::now();
-      auto files = (*lake)->connection().Query("SELECT list(file_path) FROM bench.\"orders$files\" WHERE bucket = " +
+      auto files = (*lake)->connection().Query("SELECT string_agg(file_path, chr(10)) FROM bench.\"orders$files\" WHERE bucket = " +
                                                std::to_string(*bucket));
       Check(files.status(), "files");
       char* list = duckdb_value_varchar(files->raw(), 0, 0);
-      std::string file_list = list ? list : "[]";
+      std::string file_list = list ? list : "";
       duckdb_free(list);
       std::string quoted = "[";
-      for (size_t at = 1; at < file_list.size();) {
-        size_t end = file_list.find_first_of(",]", at);
-        std::string item = file_list.substr(at, end - at);
-        while (!item.empty() && item.front() == ' ') item.erase(item.begin());
-        if (!item.empty()) quoted += (quoted.size() > 1 ? ", " : "") + QuoteSqlString(item);
+      for (size_t at = 0; at < file_list.size();) {
+        size_t end = file_list.find('\n', at);
+        if (end == std::string::npos) end = file_list.size();
+        quoted += (quoted.size() > 1 ? ", " : "") + QuoteSqlString(file_list.substr(at, end - at));
         at = end + 1;
       }
       quoted += "]";

@@ -478,9 +478,31 @@ Status FilterPushdown::CheckViews(DuckConnection& connection) {
   return Status::OK();
 }
 
+namespace {
+
+// Whether `statement` is one plain query (its first word SELECT or FROM, no `;` but a final one): such a
+// statement cannot create or replace a view.
+bool IsPlainQuery(const std::string& statement) {
+  std::string lower = ToLower(statement);
+  size_t start = lower.find_first_not_of(" \t\r\n(");
+  if (start == std::string::npos) return false;
+  size_t semicolon = lower.find(';');
+  if (semicolon != std::string::npos && lower.find_first_not_of(" \t\r\n;", semicolon) != std::string::npos) {
+    return false;
+  }
+  return lower.compare(start, 6, "select") == 0 || lower.compare(start, 4, "from") == 0;
+}
+
+}  // namespace
+
 std::shared_ptr<const StatementFilters> FilterPushdown::Analyze(DuckConnection& connection,
                                                                 const std::string& statement) {
-  if (!enabled_) return nullptr;
+  // Off, or without a WHERE (nothing to push; the parse, a few milliseconds, is saved): a statement that
+  // may have changed views has them checked before the next analysis.
+  if (!enabled_ || ToLower(statement).find("where") == std::string::npos) {
+    if (!IsPlainQuery(statement)) views_checked_ = false;
+    return nullptr;
+  }
   Result<std::shared_ptr<const StatementFilters>> filters = AnalyzeOrFail(connection, statement);
   if (!filters.ok()) return nullptr;
   return std::move(filters).value();
