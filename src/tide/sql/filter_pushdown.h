@@ -45,7 +45,8 @@ class FilterPushdown {
  public:
   explicit FilterPushdown(std::shared_ptr<const TableSource> source) : source_(std::move(source)) {}
 
-  // Records the view `schema`.`view`, created by the lake as `sql` (CREATE VIEW's text).
+  // Records the lake's view `schema`.`view`: it shows table `id` (kTable), its `$ro` (kReadOptimized)
+  // or another of its views (kOther: a reference to it disables pushdown for the table).
   void AddView(const std::string& schema, const std::string& view, const TableIdentifier& id, LakeViewKind kind);
   // Reads the views' definitions as DuckDB keeps them, to notice later replacements. Call once all
   // views exist.
