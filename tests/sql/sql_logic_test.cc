@@ -181,6 +181,11 @@ class GoldenRunner {
       }
       Status st = Reopen();
       if (!st.ok()) Fatal(r, "cannot open the warehouse: " + st.ToString());
+    } else if (kind == "pushdown") {
+      if (r.words.size() != 2 || (r.words[1] != "compare" && r.words[1] != "on")) {
+        return Fatal(r, "expected `pushdown compare` or `pushdown on`");
+      }
+      compare_unpruned_ = r.words[1] == "compare";
     } else if (kind == "exec") {
       RunExec(r);
     } else if (kind == "statement") {
@@ -257,6 +262,21 @@ class GoldenRunner {
     if (!result.ok()) return Fail(r, fmt::format("the query failed:\n{}\n{}", r.body, result.status().message()));
     Result<TextResult> text = renderer_->Render(*result, CellStyle::kText);
     if (!text.ok()) return Fail(r, "cannot render the result: " + text.status().message());
+    if (compare_unpruned_) {
+      // The same query with filter pushdown off must give the same rows (in the same order for nosort).
+      lake_->pushdown().set_enabled(false);
+      Result<DuckResult> unpruned = lake_->Query(Substitute(r.body));
+      lake_->pushdown().set_enabled(true);
+      if (!unpruned.ok()) return Fail(r, "the query failed without pushdown: " + unpruned.status().message());
+      Result<TextResult> unpruned_text = renderer_->Render(*unpruned, CellStyle::kText);
+      if (!unpruned_text.ok()) return Fail(r, "cannot render the result: " + unpruned_text.status().message());
+      std::vector<std::vector<std::optional<std::string>>> a = text->rows, b = unpruned_text->rows;
+      if (sort == "rowsort") {
+        std::sort(a.begin(), a.end());
+        std::sort(b.begin(), b.end());
+      }
+      if (a != b) return Fail(r, "the query returns other rows without filter pushdown:\n" + r.body);
+    }
     if (text->columns.size() != types.size()) {
       return Fail(r, fmt::format("the query returns {} columns, but `{}` names {}:\n{}", text->columns.size(), types,
                                  types.size(), r.body));
@@ -307,6 +327,7 @@ class GoldenRunner {
   tide::testing::TempDir scratch_;
   std::string warehouse_;
   bool fixtures_ = false;
+  bool compare_unpruned_ = false;  // `pushdown compare`: every query also runs without filter pushdown
   bool fatal_ = false;
   std::unique_ptr<LakeConnection> lake_;
   std::unique_ptr<ResultRenderer> renderer_;

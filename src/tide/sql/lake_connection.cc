@@ -35,11 +35,13 @@ Result<std::unique_ptr<LakeConnection>> LakeConnection::OpenWarehouse(FileSystem
 Result<std::unique_ptr<LakeConnection>> LakeConnection::Open(std::shared_ptr<const TableSource> source) {
   std::unique_ptr<LakeConnection> lake(new LakeConnection());
   lake->source_ = std::move(source);
+  lake->pushdown_ = std::make_unique<FilterPushdown>(lake->source_);
   TIDE_ASSIGN_OR_RETURN(lake->database_, DuckDB::Open(":memory:"));
   TIDE_ASSIGN_OR_RETURN(lake->connection_, lake->database_.Connect());
   TIDE_RETURN_IF_ERROR(RegisterPaimonScan(lake->connection_, lake->source_));
   TIDE_RETURN_IF_ERROR(RegisterSystemTables(lake->connection_, lake->source_));
   TIDE_RETURN_IF_ERROR(lake->CreateViews());
+  TIDE_RETURN_IF_ERROR(lake->pushdown_->SnapshotViewDefinitions(lake->connection_));
   return lake;
 }
 
@@ -81,7 +83,13 @@ Status LakeConnection::CreateTableViews(const std::string& database, const std::
   TIDE_RETURN_IF_ERROR(connection_.Execute(fmt::format("CREATE VIEW {}{} AS SELECT * FROM {}({})", schema,
                                                        QuoteSqlIdentifier(table), kPaimonScanFunction, name)));
   TIDE_RETURN_IF_ERROR(CreateAuditLogView(connection_, id));
-  return CreateTableSystemViews(connection_, id);
+  TIDE_RETURN_IF_ERROR(CreateTableSystemViews(connection_, id));
+  pushdown_->AddView(database, table, id, LakeViewKind::kTable);
+  pushdown_->AddView(database, table + "$audit_log", id, LakeViewKind::kOther);
+  for (const std::string& n : TableSystemTableNames()) {
+    pushdown_->AddView(database, table + "$" + n, id, n == "ro" ? LakeViewKind::kReadOptimized : LakeViewKind::kOther);
+  }
+  return Status::OK();
 }
 
 std::string LakeConnection::ListTablesSql() {
@@ -125,6 +133,7 @@ bool IsShowTables(std::string_view statement) {
 
 Result<DuckResult> LakeConnection::Query(const std::string& statement) {
   if (IsShowTables(statement)) return connection_.Query(ListTablesSql());
+  ScopedStatementFilters filters(pushdown_->Analyze(connection_, statement));
   return connection_.Query(statement);
 }
 

@@ -25,6 +25,7 @@
 #include "tide/base/result.h"
 #include "tide/format/duckdb_handle.h"
 #include "tide/io/file_system.h"
+#include "tide/sql/filter_pushdown.h"
 #include "tide/sql/table_source.h"
 
 namespace tide {
@@ -50,12 +51,16 @@ class LakeConnection {
   const DuckDB& database() const { return database_; }
   DuckConnection& connection() { return connection_; }
   // Runs one statement on connection(), except `SHOW TABLES`, which lists the tables of every database
-  // (ListTablesSql) instead of DuckDB's default schema only, where the lake has none.
+  // (ListTablesSql) instead of DuckDB's default schema only, where the lake has none. The statement's
+  // conditions on lake tables prune what their scans read (filter_pushdown.h); statements run on
+  // connection() directly are not pruned.
   Result<DuckResult> Query(const std::string& statement);
   // A query of (database, name) for every table and view but the system tables' views, sorted.
   static std::string ListTablesSql();
   // The databases and tables that have no view, in the order met.
   const std::vector<SkippedTable>& skipped() const { return skipped_; }
+  // Filter pushdown for Query (on by default).
+  FilterPushdown& pushdown() { return *pushdown_; }
 
  private:
   LakeConnection() = default;
@@ -66,6 +71,7 @@ class LakeConnection {
   DuckDB database_;
   DuckConnection connection_;
   std::vector<SkippedTable> skipped_;
+  std::unique_ptr<FilterPushdown> pushdown_;
 };
 
 }  // namespace tide

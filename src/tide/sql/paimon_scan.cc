@@ -9,6 +9,8 @@
 #include "tide/sql/duckdb_table_function.h"
 #include "tide/format/duckdb_type_mapping.h"
 #include "tide/sql/sql_table_name.h"
+#include "tide/sql/statement_filters.h"
+#include "tide/table/source/scan_pruner.h"
 
 namespace tide {
 
@@ -27,6 +29,9 @@ struct ScanBindData {
   bool audit_log = false;
   bool read_optimized = false;  // the `$ro` view: a primary-key table's top level only
   std::vector<DataField> fields;  // the read schema's fields, in column order
+  TableSchema schema;             // the read schema (its primary key, for point reads)
+  // The statement's filter of this table (statement_filters.h), if it has one.
+  std::shared_ptr<PushedFilter> pushed;
   // The scan being run (set by Init): DuckDB's C API gives LocalInit the bind data but not the global
   // init data.
   mutable std::atomic<ScanState*> scan{nullptr};
@@ -123,10 +128,14 @@ void Bind(duckdb_bind_info info) {
         if (schema.fields.empty()) {
           return Status::NotSupported("table {} has no columns to read", id.ToString());
         }
+        data->read_optimized = BindNamedBool(info, "read_optimized").value_or(false);
+        // Every bind of the table counts (a change read too): the filter is used only by a lone scan.
+        data->pushed = ClaimStatementFilter(id);
+        if (data->change) data->pushed.reset();
         data->id = std::move(id);
         data->selector = std::move(selector);
-        data->read_optimized = BindNamedBool(info, "read_optimized").value_or(false);
-        data->fields = std::move(schema.fields);
+        data->fields = schema.fields;
+        data->schema = std::move(schema);
         duckdb_bind_set_bind_data(info, data.release(), [](void* p) { delete static_cast<ScanBindData*>(p); });
         return Status::OK();
       },
@@ -201,6 +210,12 @@ void Init(duckdb_init_info info) {
           }
         }
         state->reader_columns = options.projection.size();
+        if (bind->pushed) {
+          options.filter = bind->pushed->UsableBy(bind->selector, bind->read_optimized);
+          // A condition fixing the whole primary key reads that key alone (its bucket, the files whose
+          // key range holds it, row groups by their statistics).
+          if (options.filter) options.primary_key_equals = ScanPruner::PrimaryKeyEquals(bind->schema, *options.filter);
+        }
         Result<std::unique_ptr<TableReader>> reader = source->NewReader(bind->id, options);
         if (!reader.ok()) return NameTheTable(reader.status(), bind->id);
         state->reader = std::move(reader).value();

@@ -10,8 +10,11 @@
 // types of duckdb_type_mapping.h. The function supports projection pushdown: init opens a TableReader
 // for exactly the columns the query uses (ReadOptions.projection, in DuckDB's order), and each call
 // fills one DuckDB chunk from the reader's batches. DuckDB cannot push filters into a C API table
-// function, so every row of the snapshot is read. Errors (unknown table, unknown snapshot, unreadable
-// file) fail the query with Tide's message.
+// function; instead bind claims the running statement's filter of its table (statement_filters.h, found
+// by LakeConnection::Query through filter_pushdown.h) and init passes it to the reader
+// (ReadOptions::filter, and primary_key_equals when it fixes the whole key), which skips partitions,
+// buckets and files that cannot match; DuckDB still filters every row returned. Errors (unknown table,
+// unknown snapshot, unreadable file) fail the query with Tide's message.
 //
 // Change reads (table/change_read.h): `incremental_between := 'S1,S2'` or
 // `incremental_between_timestamp := 'T1,T2'` (with `incremental_between_scan_mode := auto|delta|changelog`)

@@ -7,6 +7,7 @@
 #include "tide/table/schema/core_options.h"
 #include "tide/table/schema/schema_manager.h"
 #include "tide/table/snapshot/snapshot_manager.h"
+#include "tide/table/source/scan_pruner.h"
 #include "tide/table/source/snapshot_table_reader.h"
 
 namespace tide {
@@ -43,7 +44,15 @@ Result<std::vector<DataSplit>> Table::PlanSplits(const ReadOptions& options, con
   if (resolved_out) *resolved_out = *resolved;
   if (!*resolved) return std::vector<DataSplit>{};
   FileStoreScan scan(fs_, path_, name_, schema);
-  auto planned = scan.Plan(**resolved);
+  ScanFilter filter;
+  std::shared_ptr<ScanPruner> pruner;
+  if (options.filter && !options.filter->empty()) {
+    TIDE_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::Create(schema, name_));
+    pruner = std::make_shared<ScanPruner>(fs_, metadata_path_, schema, std::move(core), *options.filter);
+    filter.keep_manifest = [pruner](const ManifestFileMeta& meta) { return pruner->KeepManifest(meta); };
+    filter.keep_entry = [pruner](const ManifestEntry& entry) { return pruner->KeepEntry(entry); };
+  }
+  auto planned = scan.Plan(**resolved, filter);
   if (!planned.ok()) return planned.status().WithContext(fmt::format("table {}, snapshot {}", name_, (*resolved)->id));
   if (options.read_optimized && !schema.primary_keys.empty()) {
     TIDE_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::Create(schema, name_));
@@ -163,12 +172,6 @@ class ChainedTableReader final : public TableReader {
 Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options) const {
   TIDE_ASSIGN_OR_RETURN(TableSchema schema, ReadSchema(options.snapshot));
   for (const auto& [key, value] : options.dynamic_options) schema.SetOption(key, value);
-  std::optional<Snapshot> resolved;
-  ReadTarget target{fs_, metadata_path_, name_, std::nullopt, options.snapshot.tag};
-  auto planned = PlanSplits(options, schema, &resolved);
-  if (resolved) target.snapshot_id = resolved->id;
-  if (!planned.ok()) return ExplainVanished(target, planned.status());
-  std::vector<DataSplit> splits = std::move(planned).value();
 
   // Whether a fallback branch is read is a property of the table as opened (its latest schema and the
   // read's options), not of the schema a time-travelled snapshot was written with: Java wraps the table
@@ -183,8 +186,25 @@ Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options
     TIDE_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::Create(latest_schema, name_));
     fallback = core.scan_fallback_branch();
   }
+  // With a fallback branch, the partitions read from it are those the main plan lacks: a main plan
+  // pruned by the filter would lack partitions it has, so neither side is pruned.
+  const bool has_fallback = fallback && !fallback->empty() && branch_ == "main";
+  ReadOptions main_options_storage;
+  const ReadOptions* main_options = &options;
+  if (has_fallback && options.filter) {
+    main_options_storage = options;
+    main_options_storage.filter.reset();
+    main_options = &main_options_storage;
+  }
+  std::optional<Snapshot> resolved;
+  ReadTarget target{fs_, metadata_path_, name_, std::nullopt, options.snapshot.tag};
+  auto planned = PlanSplits(*main_options, schema, &resolved);
+  if (resolved) target.snapshot_id = resolved->id;
+  if (!planned.ok()) return ExplainVanished(target, planned.status());
+  std::vector<DataSplit> splits = std::move(planned).value();
+
   std::unique_ptr<TableReader> fallback_reader;
-  if (fallback && !fallback->empty() && branch_ == "main") {
+  if (has_fallback) {
     TIDE_ASSIGN_OR_RETURN(auto branch_table, Table::Open(fs_, path_, name_, *fallback));
     // Time travel reads the fallback branch as it was then: its newest snapshot committed no later than
     // the main snapshot, or its first snapshot when every one is later (Java's FallbackReadFileStoreTable).
@@ -209,7 +229,7 @@ Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options
     for (const auto& split : splits) own_partitions.insert(split.partition);
     TIDE_ASSIGN_OR_RETURN(TableSchema branch_schema, branch_table->ReadSchema(branch_selector));
     for (const auto& [key, value] : options.dynamic_options) branch_schema.SetOption(key, value);
-    ReadOptions branch_options = options;
+    ReadOptions branch_options = *main_options;
     branch_options.snapshot = branch_selector;
     // The projection is by position in the main schema; map it onto the branch's fields by name.
     branch_options.projection.clear();

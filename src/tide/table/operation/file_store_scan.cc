@@ -21,7 +21,8 @@ std::string FileStoreScan::ManifestPath(const std::string& name) const {
   return JoinPath(JoinPath(table_path_, "manifest"), name);
 }
 
-Result<std::vector<ManifestEntry>> FileStoreScan::ReadLiveEntries(const Snapshot& snapshot) const {
+Result<std::vector<ManifestEntry>> FileStoreScan::ReadLiveEntries(const Snapshot& snapshot,
+                                                                  const ScanFilter& filter) const {
   std::vector<ManifestFileMeta> lists;
   for (const std::string& list : {snapshot.base_manifest_list, snapshot.delta_manifest_list}) {
     TIDE_ASSIGN_OR_RETURN(auto metas, ReadManifestList(fs_, ManifestPath(list)));
@@ -32,9 +33,15 @@ Result<std::vector<ManifestEntry>> FileStoreScan::ReadLiveEntries(const Snapshot
   std::unordered_map<std::string, size_t> live;  // identifier -> index in adds
   std::vector<bool> removed;
   for (const auto& meta : lists) {
+    if (filter.keep_manifest && !filter.keep_manifest(meta)) continue;
     std::string path = ManifestPath(meta.file_name);
     TIDE_ASSIGN_OR_RETURN(auto entries, ReadManifest(fs_, path));
     for (auto& e : entries) {
+      if (e.kind == FileKind::kAdd && filter.keep_entry) {
+        // A DELETE of a file whose ADD was dropped here finds nothing live, as for an expired ADD.
+        TIDE_ASSIGN_OR_RETURN(bool keep, filter.keep_entry(e));
+        if (!keep) continue;
+      }
       std::string id = FileEntryKey(e);
       if (e.kind == FileKind::kAdd) {
         if (live.count(id)) {
@@ -65,7 +72,7 @@ Result<std::vector<ManifestEntry>> FileStoreScan::ReadLiveEntries(const Snapshot
 Result<std::vector<DataSplit>> FileStoreScan::Plan(const Snapshot& snapshot, const ScanFilter& filter) const {
   TIDE_ASSIGN_OR_RETURN(CoreOptions options, CoreOptions::Create(schema_, table_name_));
   FileStorePathFactory paths(table_path_, schema_, options);
-  TIDE_ASSIGN_OR_RETURN(auto entries, ReadLiveEntries(snapshot));
+  TIDE_ASSIGN_OR_RETURN(auto entries, ReadLiveEntries(snapshot, filter));
 
   std::vector<DataType> partition_types;
   for (const auto& key : schema_.partition_keys) partition_types.push_back(schema_.fields[schema_.FieldIndex(key)].type);

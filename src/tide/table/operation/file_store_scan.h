@@ -8,6 +8,7 @@
 // planner holds no state between calls beyond its inputs; the result is a plain value.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -47,6 +48,11 @@ struct DataSplit {
 struct ScanFilter {
   // Only splits whose bucket is in this list (empty: all).
   std::vector<int32_t> buckets;
+  // Pruning by a read's predicate (table/source/scan_pruner.h): manifests and data files these say no
+  // to are not read. Each must answer the same for every entry of one file (its ADD and DELETE), so
+  // that dropping a file's entries never leaves one of them live. Unset: keep everything.
+  std::function<bool(const ManifestFileMeta&)> keep_manifest;
+  std::function<Result<bool>(const ManifestEntry&)> keep_entry;
 };
 
 class FileStoreScan {
@@ -59,8 +65,9 @@ class FileStoreScan {
   // The live files of `snapshot`, merged, grouped and sorted by (partition bytes, bucket).
   Result<std::vector<DataSplit>> Plan(const Snapshot& snapshot, const ScanFilter& filter = {}) const;
 
-  // The live manifest entries of `snapshot` (ADD entries after merging).
-  Result<std::vector<ManifestEntry>> ReadLiveEntries(const Snapshot& snapshot) const;
+  // The live manifest entries of `snapshot` (ADD entries after merging), of the manifests and files
+  // `filter` keeps.
+  Result<std::vector<ManifestEntry>> ReadLiveEntries(const Snapshot& snapshot, const ScanFilter& filter = {}) const;
 
   std::string ManifestPath(const std::string& name) const;
 

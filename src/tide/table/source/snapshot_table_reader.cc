@@ -9,6 +9,7 @@
 #include "tide/format/duckdb_handle.h"
 #include "tide/format/duckdb_vector_writer.h"
 #include "tide/table/source/columnar_split_reader.h"
+#include "tide/table/source/data_file_open_counter.h"
 #include "tide/table/schema/core_options.h"
 #include "tide/table/io/data_file_reader.h"
 #include "tide/table/deletionvectors/deletion_vector.h"
@@ -416,6 +417,7 @@ class SnapshotTableReader final : public TableReader {
       const DataFileMeta& f = *files[i];
       ColumnarFile file;
       file.path = split.FilePath(f);
+      CountDataFileOpen(file.path);
       file.schema = file_schemas[i];
       file.row_count = f.row_count;
       file.min_sequence_number = f.min_sequence_number;
@@ -478,6 +480,7 @@ class SnapshotTableReader final : public TableReader {
                                                        const KeyFilter* key_filter) {
     KeyValueFileReadSpec spec;
     spec.path = split.FilePath(file);
+    CountDataFileOpen(spec.path);
     TIDE_ASSIGN_OR_RETURN(spec.file_schema, schemas_.Get(file.schema_id));
     spec.needed = &fields;
     spec.primary_key = primary_key_;

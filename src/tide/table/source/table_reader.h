@@ -18,6 +18,7 @@
 
 #include "tide/base/result.h"
 #include "tide/table/snapshot/snapshot_selector.h"
+#include "tide/table/source/scan_predicate.h"
 #include "tide/types/datum.h"
 #include "tide/types/table_schema.h"
 
@@ -42,6 +43,10 @@ struct ReadOptions {
   // level (`num-levels` - 1), which need no merge, so the rows are those of its last full compaction.
   // Other tables read everything.
   bool read_optimized = false;
+  // A conjunction of column conditions the caller will apply itself (scan_predicate.h): partitions,
+  // buckets and data files that cannot hold a matching row are skipped (scan_pruner.h). Rows that do not
+  // match may still be returned. Ignored for tables read with a fallback branch.
+  std::shared_ptr<const ScanPredicate> filter;
 };
 
 // What a reader has done so far: the splits it read columnar (NextVectors' fast path) and by rows.
