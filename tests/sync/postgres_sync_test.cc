@@ -755,6 +755,29 @@ TEST_F(PostgresSyncTest, UpdateOrDeleteOfATableWithoutPrimaryKeyStopsWithAClearE
   EXPECT_EQ(LakeRows(TablePath("events")), (std::vector<std::string>{"1|a"}));
 }
 
+// A resync asked of a running sync right after an ADD COLUMN that no row change has shown the stream
+// yet: the copy sees the column, so the lake table gets it before the copy lands, and the stream's
+// later description of the table matches.
+TEST_F(PostgresSyncTest, ResyncWhileTheSyncRunsFollowsAColumnTheStreamHasNotShownYet) {
+  Sql("CREATE TABLE orders (id bigint PRIMARY KEY, amount numeric(10,2) NOT NULL, note text)", db_);
+  Sql("INSERT INTO orders SELECT g, g, 'o' FROM generate_series(1, 100) g", db_);
+  PostgresSyncOptions options = Options({{"public", "orders"}});
+  SyncThread sync(options);
+  ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_)) << StopReason(sync);
+  Sql("ALTER TABLE orders ADD COLUMN discount integer DEFAULT 7", db_);
+  auto [code, err] = RunTide({"sync", "resync", "--warehouse", warehouse_, "--database", "shop", "--postgres",
+                              options.conninfo, "--slot", options.slot, "--publication", options.publication,
+                              "--table", "shop.orders"},
+                             dir_.path());
+  ASSERT_EQ(code, 0) << err << StopReason(sync);
+  const std::string select =
+      "SELECT concat_ws('|', id::text, amount::text, coalesce(note, '\\N'), coalesce(discount::text, '\\N')) FROM orders";
+  ASSERT_TRUE(WaitEqual(TablePath("orders"), select, db_)) << StopReason(sync);
+  Sql("INSERT INTO orders VALUES (5000, 1, 'after', 3); UPDATE orders SET discount = 1 WHERE id <= 5", db_);
+  ASSERT_TRUE(WaitEqual(TablePath("orders"), select, db_)) << StopReason(sync);
+  ASSERT_TRUE(sync.Stop().ok());
+}
+
 // An aggregation table retracts what an updated or deleted row added: without PostgreSQL's old row
 // (REPLICA IDENTITY DEFAULT) it cannot, so the sync stops naming the table and the fix rather than
 // counting the row twice; with REPLICA IDENTITY FULL the sums follow PostgreSQL.

@@ -21,6 +21,7 @@
 #include "tide/cli/progress_display.h"
 #include "tide/io/file_system.h"
 #include "tide/postgres/publication.h"
+#include "tide/postgres/replication_slot.h"
 #include "tide/sync/table_sink.h"
 #include "tide/table/schema/schema_manager.h"
 #include "tide/sync/postgres_sync.h"
@@ -276,12 +277,24 @@ Status ResyncThroughRunningSync(PgConnection& conn, FileSystem* fs, const std::s
     }
     if (std::chrono::steady_clock::now() - last_check >= std::chrono::seconds(2)) {
       last_check = std::chrono::steady_clock::now();
+      // Read before the table: a copy is committed before the sync acknowledges past the request.
       TIDE_ASSIGN_OR_RETURN(bool running, SyncRunsOnSlot(conn, slot));
-      // The copy may have landed just before the sync stopped.
+      TIDE_ASSIGN_OR_RETURN(auto slot_info, FindReplicationSlot(conn, slot));
+      const bool passed = slot_info && slot_info->confirmed_flush_lsn != kInvalidLsn &&
+                          slot_info->confirmed_flush_lsn > asked;
       TIDE_ASSIGN_OR_RETURN(bool copied, CopiedAfter(fs, path, slot, sources, asked));
-      if (!running && !copied) {
+      if (copied) continue;
+      if (passed) {
+        return Status::Aborted(
+            "the sync on replication slot {} read the request and went past it without copying {} (its log says "
+            "why: a table it does not mirror, or a tide older than resync requests); stop the sync, then run "
+            "tide sync resync again",
+            slot, Join(names, ", "));
+      }
+      if (!running) {
         return Status::Aborted("the sync on replication slot {} stopped before it copied {}; it copies it when it "
-                               "starts again (the request lies past the position it acknowledged)",
+                               "starts again (the request lies past the position it acknowledged), unless it "
+                               "stopped on an error it meets again before the request",
                                slot, Join(names, ", "));
       }
     }

@@ -210,7 +210,8 @@ class Pipeline {
     for (int attempt = 0;; ++attempt) {
       TIDE_ASSIGN_OR_RETURN(PgResult locked, sql_->Query(lock_sql));
       if (locked.rows() == 1 && locked.Value(0, 0) == "t") break;
-      if (attempt == kLockAttempts - 1 || stop_->load()) {
+      if (stop_->load()) return Status::Aborted("stopped while waiting for the lock of replication slot {}", o_.slot);
+      if (attempt == kLockAttempts - 1) {
         return Status::Conflict(
             "another tide sync is running on replication slot {} (it holds the slot's advisory lock); stop it first",
             o_.slot);
@@ -304,7 +305,7 @@ class Pipeline {
     } else if (!to_copy.empty()) {
       // Tables joining an existing slot are copied at a temporary slot's position of their own.
       TIDE_ASSIGN_OR_RETURN(auto repl, PgConnection::Connect(o_.conninfo, PgSessionKind::kReplication));
-      std::string temp = fmt::format("{}_copy_{}", o_.slot.substr(0, 40), ::getpid());
+      std::string temp = TemporarySlotName();
       TIDE_ASSIGN_OR_RETURN(CreatedSlot created, CreateReplicationSlot(*repl, temp, {true, SlotSnapshotAction::kExport}));
       TIDE_RETURN_IF_ERROR(Copy(to_copy, created.snapshot_name, created.consistent_point, repl));
     }
@@ -444,19 +445,27 @@ class Pipeline {
       TIDE_RETURN_IF_ERROR(CreateTargetTable(*catalog_, id, *relation, layout, details, o_));
       if (!sinks_.count(relation->table)) TIDE_RETURN_IF_ERROR(OpenSink(relation->table));
       TableSink& sink = *sinks_.at(relation->table);
-      // A source of a shared target may have columns the target lacks (added as nullable columns).
-      if (sink.multi_source()) TIDE_RETURN_IF_ERROR(sink.Evolve(*relation, kInvalidLsn, false));
+      // The table follows the source as the copy sees it: a source of a shared target may have columns
+      // the target lacks, and a table copied again may have changed in ways the stream has not shown
+      // yet (an ADD COLUMN with no row change after it). Nothing is pending here (a copy while
+      // streaming commits the round first), so this commits nothing but the schema.
+      TIDE_RETURN_IF_ERROR(sink.Evolve(*relation, kInvalidLsn, false));
       TIDE_RETURN_IF_ERROR(sink.CheckSource(*relation));
       copying[&sink].push_back(relation->table.ToString());
     }
     for (const SourceRelationPtr& relation : copy->relations()) {
       TableSink& sink = *sinks_.at(relation->table);
-      if (resync_.count(relation->table) && truncated.insert(&sink).second) {
-        // Copied again: the copy replaces the table's contents (an OVERWRITE at the copy's position).
+      if (!resync_.count(relation->table)) continue;
+      // Copied again: the copy replaces the table's contents (an OVERWRITE at the copy's position), or,
+      // when other sources of a shared target are not copied with it, this source's rows.
+      if (copying[&sink].size() >= sink.sources().size()) {
+        if (!truncated.insert(&sink).second) continue;
         TIDE_RETURN_IF_ERROR(sink.Truncate());
-        Progress(fmt::format("copying {} again into {}, replacing its rows", relation->table.ToString(),
-                             sink.table_name()));
+      } else {
+        TIDE_RETURN_IF_ERROR(sink.Truncate(&relation->table));
       }
+      Progress(fmt::format("copying {} again into {}, replacing its rows", relation->table.ToString(),
+                           sink.table_name()));
     }
     std::map<TableSink*, size_t> remaining;
     for (const auto& [sink, sources] : copying) remaining[sink] = sources.size();
@@ -524,7 +533,7 @@ class Pipeline {
   // The other tables wait while the new ones copy (a table new to the server is usually small).
   // Runs between transactions only. A failure to look up the server's tables is a warning (the next
   // round tries again); a failure to add or copy a table stops the sync, as at start.
-  Status AddNewTables() {
+  Status AddNewTables(Lsn last_commit_lsn) {
     last_discovery_ = Clock::now();
     auto selected = SelectTables();
     if (!selected.ok()) {
@@ -556,8 +565,11 @@ class Pipeline {
     }
     Progress(fmt::format("new table(s) matching --tables: {}", Join(names, ", ")));
     TIDE_RETURN_IF_ERROR(KeepPublicationInStep());
+    // What is buffered is committed first, at its own position: a target the copy commits (a shared
+    // one, --into) must not publish other sources' rows under the copy's position.
+    TIDE_RETURN_IF_ERROR(CommitRound(last_commit_lsn));
     TIDE_ASSIGN_OR_RETURN(auto repl, PgConnection::Connect(o_.conninfo, PgSessionKind::kReplication));
-    std::string temp = fmt::format("{}_copy_{}", o_.slot.substr(0, 40), ::getpid());
+    std::string temp = TemporarySlotName();
     TIDE_ASSIGN_OR_RETURN(CreatedSlot created, CreateReplicationSlot(*repl, temp, {true, SlotSnapshotAction::kExport}));
     return Copy(added, created.snapshot_name, created.consistent_point, repl, /*in_stream=*/true);
   }
@@ -579,7 +591,7 @@ class Pipeline {
         TIDE_LOG_WARN("tide sync resync asked to copy {} again, but this sync does not mirror it", table.ToString());
         continue;
       }
-      if (sink->Holds(table.ToString(), at)) continue;
+      if (sink->CopiedAfter(table.ToString(), at)) continue;  // done before a restart
       if (std::find(resync_queue_.begin(), resync_queue_.end(), table) == resync_queue_.end()) {
         resync_queue_.push_back(table);
       }
@@ -590,7 +602,7 @@ class Pipeline {
   // at S_t - 1 with the copy's position, as at a restart with --resync: the stream then drops their
   // transactions up to S_t and applies every later one. Runs between transactions; the other tables
   // wait meanwhile. Their rows buffered since the last commit are kept and committed as usual.
-  Status CopyAgain() {
+  Status CopyAgain(Lsn last_commit_lsn) {
     std::vector<PgTableName> tables = std::move(resync_queue_);
     resync_queue_.clear();
     std::vector<std::string> names;
@@ -599,12 +611,26 @@ class Pipeline {
       resync_.insert(t);
     }
     Progress(fmt::format("copying {} again, as tide sync resync asked", Join(names, ", ")));
+    // What is buffered is committed first, at its own position (see AddNewTables). Whether the request
+    // is done is told by the tables' copy positions, which this does not move.
+    TIDE_RETURN_IF_ERROR(CommitRound(last_commit_lsn));
     TIDE_ASSIGN_OR_RETURN(auto repl, PgConnection::Connect(o_.conninfo, PgSessionKind::kReplication));
-    std::string temp = fmt::format("{}_copy_{}", o_.slot.substr(0, 40), ::getpid());
+    std::string temp = TemporarySlotName();
     TIDE_ASSIGN_OR_RETURN(CreatedSlot created, CreateReplicationSlot(*repl, temp, {true, SlotSnapshotAction::kExport}));
     Status copied = Copy(tables, created.snapshot_name, created.consistent_point, repl, /*in_stream=*/true);
     for (const PgTableName& t : tables) resync_.erase(t);
+    if (!copied.ok()) {
+      return copied.WithContext(fmt::format("copying {} again as tide sync resync asked (the request is read again "
+                                            "at the next start)",
+                                            Join(names, ", ")));
+    }
     return copied;
+  }
+
+  // A temporary slot's name of its own for each copy: a walsender drops the previous one a moment
+  // after its session ends.
+  std::string TemporarySlotName() {
+    return fmt::format("{}_copy_{}_{}", o_.slot.substr(0, 40), ::getpid(), ++temporary_slots_);
   }
 
   TableSink* SinkOf(const SourceRelation& relation) {
@@ -685,7 +711,7 @@ class Pipeline {
     last_discovery_ = Clock::now();
     while (!(stop_->load() && !in_txn)) {
       if (!in_txn && o_.selection && Clock::now() - last_discovery_ >= o_.table_discovery_interval) {
-        result = AddNewTables();
+        result = AddNewTables(last_commit_lsn);
         if (!result.ok()) break;
         if (stop_->load()) continue;
       }
@@ -758,7 +784,7 @@ class Pipeline {
         // A transactional request is ordered by its transaction's commit.
         QueueResync(*message, in_txn ? txn.commit_lsn : message->lsn);
         if (!in_txn && !resync_queue_.empty()) {
-          result = CopyAgain();
+          result = CopyAgain(last_commit_lsn);
           if (!result.ok()) break;
         }
       } else if (auto* commit = std::get_if<CommitTransaction>(&event)) {
@@ -779,7 +805,7 @@ class Pipeline {
         });
         // Before anything commits past the request: a stop now must not acknowledge it undone.
         if (!resync_queue_.empty()) {
-          result = CopyAgain();
+          result = CopyAgain(last_commit_lsn);
           if (!result.ok()) break;
         }
         if (Clock::now() - last_commit_ >= o_.commit_interval) {
@@ -816,6 +842,7 @@ class Pipeline {
   std::map<PgTableName, TableSink*> sinks_;                     // by source table
   std::set<PgTableName> resync_;  // tables copied again (o_.resync, or a request while streaming)
   std::vector<PgTableName> resync_queue_;  // tables a tide sync resync request asked for, not copied yet
+  int temporary_slots_ = 0;                // temporary slots made so far (for their names)
   Clock::time_point last_commit_ = Clock::now();
   Clock::time_point last_discovery_ = Clock::now();
   std::set<PgTableName> unpublished_;  // selected tables the user's publication lacks (warned once)

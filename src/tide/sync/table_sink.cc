@@ -149,6 +149,15 @@ bool TableSink::Holds(const std::string& source, Lsn commit_lsn) const {
   return it != committed_.source_copy_lsn.end() && commit_lsn < it->second;
 }
 
+bool TableSink::CopiedAfter(const std::string& source, Lsn lsn) const {
+  Lsn at = kInvalidLsn;
+  if (auto it = committed_.source_copy_lsn.find(source); it != committed_.source_copy_lsn.end()) at = it->second;
+  if (sources_.size() <= 1 && committed_.copy_lsn != kInvalidLsn) {
+    at = at == kInvalidLsn ? committed_.copy_lsn : std::max(at, committed_.copy_lsn);
+  }
+  return at != kInvalidLsn && at > lsn;
+}
+
 Status TableSink::DeleteRowsOf(const PgTableName& source) {
   const int table_column = schema_.FieldIndex(std::string(MetadataColumnName(MetadataColumn::kTableName)));
   const int schema_column = schema_.FieldIndex(std::string(MetadataColumnName(MetadataColumn::kSchemaName)));
@@ -740,8 +749,9 @@ Status TableSink::CheckOldRowComputes(const SourceRelationPtr& relation, const R
 Status TableSink::OldRowNeeded(const SourceRelation& relation, std::string_view what) const {
   return Status::InvalidArgument(
       "table {} (merge-engine aggregation): {} of {} came without the old row, so what that row added cannot be "
-      "retracted and the aggregates would count it twice; run ALTER TABLE {} REPLICA IDENTITY FULL in PostgreSQL, "
-      "then tide sync resync --table {} (or set fields.<column>.ignore-retract=true on every value column)",
+      "retracted and the aggregates would count it twice; stop the sync, run ALTER TABLE {} REPLICA IDENTITY FULL "
+      "in PostgreSQL, run tide sync resync --table {}, then start the sync again (or set "
+      "fields.<column>.ignore-retract=true on every value column)",
       table_name_, what, relation.table.ToString(), relation.table.Quoted(), table_name_);
 }
 

@@ -103,6 +103,9 @@ class TableSink {
   // when it is at or below that source's own copy position).
   bool Holds(Lsn commit_lsn) const { return commit_lsn <= committed_.commit_lsn; }
   bool Holds(const std::string& source, Lsn commit_lsn) const;
+  // Whether the table holds a copy of `source` (its first or a later one) made at a position after `lsn`:
+  // a resync request at `lsn` is done.
+  bool CopiedAfter(const std::string& source, Lsn lsn) const;
   // Another source table merged into this target (`--into`); `table_name` must be a metadata column.
   Status AddSource(const std::string& source);
   bool multi_source() const { return sources_.size() > 1; }
