@@ -207,12 +207,6 @@ Status CheckWritable(const TableSchema& schema, const CoreOptions& options, cons
                                 "kind to TableWrite::Write instead",
                                 table_name);
   }
-  for (const auto& [key, value] : schema.options) {
-    if (StartsWith(key, "fields.") && EndsWith(key, ".sequence-group")) {
-      return Status::NotSupported("table {}: option '{}' (partial-update sequence groups) is not supported yet",
-                                  table_name, key);
-    }
-  }
   return Status::OK();
 }
 
