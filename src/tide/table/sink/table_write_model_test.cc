@@ -168,13 +168,11 @@ RandomTable MakeRandomTable(Generator* g, bool dynamic_bucket) {
       protected_names.push_back(f.name);
       if (sum.empty() && f.type.root() == TypeRoot::kBigInt) sum = f.name;
     }
-    if (protected_names.empty()) {
-      for (const DataField& f : fields) {
-        if (f.name[0] == 'v') {
-          protected_names.push_back(f.name);
-          break;
-        }
-      }
+    if (sum.empty()) {
+      // A BIGINT column of the group summed (with the random columns it may hold none).
+      fields.push_back(Field(id++, "gs", DataType::BigInt()));
+      protected_names.push_back("gs");
+      sum = "gs";
     }
     std::string list;
     for (const auto& n : protected_names) list += (list.empty() ? "" : ",") + n;
