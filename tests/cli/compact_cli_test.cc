@@ -1,6 +1,6 @@
 // `tide compact` as a user runs it: a primary-key table loaded by several `tide write` commits, then
 // compacted; the rows stay the same, the live files shrink to one sorted run at the top level, and the
-// COMPACT snapshot shows in `$snapshots`.
+// COMPACT snapshot shows in `$snapshots`. Append tables: their small files merged.
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -65,14 +65,46 @@ TEST(CompactCliTest, FullCompactionKeepsTheRowsInOneTopLevelRun) {
   EXPECT_THAT(bad.err, HasSubstr("does not give partition column 'p' of table db.kv"));
 }
 
-TEST(CompactCliTest, RefusesAnAppendTable) {
+// Append tables: a bucket-unaware one merges each partition's small files; a fixed-bucket one with
+// `--full` merges each bucket's files into one, its rows in the order written.
+TEST(CompactCliTest, MergesTheSmallFilesOfAppendTables) {
   tide::testing::TempDir dir;
   std::string w = dir.path() + "/lake";
   std::filesystem::create_directories(w);
-  ASSERT_EQ(RunTide({"table", "create", "--warehouse", w, "db.log", "--columns", "a INT"}).exit_code, 0);
-  TideRun run = RunTide({"compact", "--warehouse", w, "--table", "db.log"});
-  EXPECT_EQ(run.exit_code, 1);
-  EXPECT_THAT(run.err, HasSubstr("db.log is an append table"));
+  ASSERT_EQ(RunTide({"table", "create", "--warehouse", w, "db.log", "--columns", "a INT, p STRING", "--partition-keys",
+                     "p"})
+                .exit_code,
+            0);
+  ASSERT_EQ(RunTide({"table", "create", "--warehouse", w, "db.fixed", "--columns", "a INT, b STRING", "--option",
+                     "bucket=1", "--option", "bucket-key=a", "--option", "compaction.min.file-num=20"})
+                .exit_code,
+            0);
+  for (int i = 0; i < 6; ++i) {
+    WriteFile(dir.path() + "/log.csv", "a,p\n" + std::to_string(i) + ",x\n" + std::to_string(i) + ",y\n");
+    ASSERT_EQ(RunTide({"write", "--warehouse", w, "--table", "db.log", "--input", dir.path() + "/log.csv"}).exit_code, 0);
+    WriteFile(dir.path() + "/fixed.csv", "a,b\n" + std::to_string(10 - i) + ",r" + std::to_string(i) + "\n");
+    ASSERT_EQ(RunTide({"write", "--warehouse", w, "--table", "db.fixed", "--input", dir.path() + "/fixed.csv"}).exit_code,
+              0);
+  }
+  std::string log_before = Sql(w, "SELECT a, p FROM db.log ORDER BY p, a");
+  TideRun compacted = RunTide({"compact", "--warehouse", w, "--table", "db.log"});
+  ASSERT_EQ(compacted.exit_code, 0) << compacted.err;
+  EXPECT_THAT(compacted.out, HasSubstr("Compacted db.log: 12 files replaced by 2 in snapshot 7"));
+  EXPECT_EQ(Sql(w, "SELECT a, p FROM db.log ORDER BY p, a"), log_before);
+  EXPECT_EQ(Sql(w, "SELECT count(*) AS n FROM db.\"log$files\""), "n\n2\n");
+
+  // Six files are fewer than compaction.min.file-num: only --full merges them.
+  TideRun plain = RunTide({"compact", "--warehouse", w, "--table", "db.fixed"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_THAT(plain.out, HasSubstr("Nothing to compact in db.fixed"));
+  std::string fixed_before = Sql(w, "SELECT a, b FROM db.fixed");
+  EXPECT_EQ(fixed_before, "a,b\n10,r0\n9,r1\n8,r2\n7,r3\n6,r4\n5,r5\n");
+  TideRun full = RunTide({"compact", "--warehouse", w, "--table", "db.fixed", "--full"});
+  ASSERT_EQ(full.exit_code, 0) << full.err;
+  EXPECT_THAT(full.out, HasSubstr("Compacted db.fixed: 6 files replaced by 1 in snapshot 7"));
+  EXPECT_EQ(Sql(w, "SELECT a, b FROM db.fixed"), fixed_before) << "the order written";
+  EXPECT_EQ(Sql(w, "SELECT commit_kind FROM db.\"fixed$snapshots\" ORDER BY snapshot_id DESC LIMIT 1"),
+            "commit_kind\nCOMPACT\n");
 }
 
 }  // namespace

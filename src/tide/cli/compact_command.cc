@@ -125,11 +125,11 @@ int RunCompactCommand(const CompactCommandOptions& options, std::ostream& out, s
 
 void RegisterCompact(CLI::App& app) {
   auto options = std::make_shared<CompactCommandOptions>();
-  CLI::App* command = app.add_subcommand("compact", "Compact a primary-key table (one COMPACT snapshot)");
+  CLI::App* command = app.add_subcommand("compact", "Compact a table: merge its small files (one COMPACT snapshot)");
   command->add_option("--warehouse", options->warehouse, "Warehouse folder (holds <database>.db/<table>/)")
       ->required();
   command->add_option("--table", options->table, "The table, <database>.<table>")->required();
-  command->add_flag("--full", options->full, "Compact every bucket fully into one sorted run at the top level");
+  command->add_flag("--full", options->full, "Compact fully: primary-key buckets into one sorted run at the top level; append tables's small files even when fewer than compaction.min.file-num");
   command->add_option("--partition", options->partitions,
                       "Only this partition, as k=v[,k=v...] (repeat the flag for several)");
   command->callback([options]() {

@@ -54,52 +54,20 @@ void FillNotNullColumns(const std::vector<bool>& not_null, const Row& from, Row*
 
 class PartialUpdateWriteMerge final : public WriteMergeFunction {
  public:
-  PartialUpdateWriteMerge(std::vector<bool> not_null, bool ignore_delete, bool remove_on_delete, std::string table)
-      : not_null_(std::move(not_null)), ignore_delete_(ignore_delete), remove_on_delete_(remove_on_delete),
-        table_(std::move(table)) {}
+  explicit PartialUpdateWriteMerge(std::unique_ptr<PartialUpdateMerge> merge) : merge_(std::move(merge)) {}
 
   Result<std::optional<KeyValue>> Merge(std::span<KeyValue> records) override {
+    merge_->Reset();
+    for (const KeyValue& kv : records) TIDE_RETURN_IF_ERROR(merge_->Add(kv));
     KeyValue out;
-    out.row.assign(not_null_.size(), Datum());
-    bool not_null_filled = false, meet_insert = false, delete_row = false;
-    for (KeyValue& kv : records) {
-      delete_row = false;
-      if (IsRetract(kv.kind)) {
-        if (!not_null_filled) {
-          FillNotNullColumns(not_null_, kv.row, &out.row);
-          not_null_filled = true;
-        }
-        if (ignore_delete_) continue;
-        out.sequence = kv.sequence;
-        if (remove_on_delete_) {
-          if (kv.kind == ValueKind::kDelete) {
-            delete_row = true;
-            out.row.assign(not_null_.size(), Datum());
-            FillNotNullColumns(not_null_, kv.row, &out.row);
-          }
-          continue;
-        }
-        return Status::InvalidArgument(
-            "table {}: the partial-update merge engine cannot accept DELETE/UPDATE_BEFORE rows by default; set "
-            "'ignore-delete' = 'true' to ignore them or 'partial-update.remove-record-on-delete' = 'true' to remove "
-            "the row",
-            table_);
-      }
-      out.sequence = kv.sequence;
-      for (size_t i = 0; i < out.row.size() && i < kv.row.size(); ++i) {
-        if (!kv.row[i].is_null()) out.row[i] = std::move(kv.row[i]);
-      }
-      meet_insert = true;
-      not_null_filled = true;
-    }
-    out.kind = delete_row || !meet_insert ? ValueKind::kDelete : ValueKind::kInsert;
+    out.kind = merge_->result_kind();
+    out.sequence = merge_->result_sequence();
+    out.row = std::move(merge_->result_row());
     return std::optional<KeyValue>(std::move(out));
   }
 
  private:
-  std::vector<bool> not_null_;
-  bool ignore_delete_, remove_on_delete_;
-  std::string table_;
+  std::unique_ptr<PartialUpdateMerge> merge_;
 };
 
 class AggregationWriteMerge final : public WriteMergeFunction {
@@ -148,9 +116,10 @@ Result<std::unique_ptr<WriteMergeFunction>> WriteMergeFunction::Create(const Tab
       return std::unique_ptr<WriteMergeFunction>(new DeduplicateWriteMerge(ignore_delete));
     case MergeEngine::kFirstRow:
       return std::unique_ptr<WriteMergeFunction>(new FirstRowWriteMerge(ignore_delete, table_name));
-    case MergeEngine::kPartialUpdate:
-      return std::unique_ptr<WriteMergeFunction>(new PartialUpdateWriteMerge(
-          std::move(not_null), ignore_delete, options.partial_update_remove_record_on_delete(), table_name));
+    case MergeEngine::kPartialUpdate: {
+      TIDE_ASSIGN_OR_RETURN(auto merge, PartialUpdateMerge::Create(options, schema.fields, schema.primary_keys, table_name));
+      return std::unique_ptr<WriteMergeFunction>(new PartialUpdateWriteMerge(std::move(merge)));
+    }
     case MergeEngine::kAggregation: {
       TIDE_ASSIGN_OR_RETURN(auto aggregate,
                             CreateMergeFunction(options, schema.fields, schema.primary_keys, table_name));

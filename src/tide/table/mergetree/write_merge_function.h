@@ -6,10 +6,10 @@
 // functions produce it:
 //   deduplicate     the newest record, kind included (a -D stays, to hide older files' rows);
 //   first-row       the oldest record (retractions refused unless ignore-delete);
-//   partial-update  non-null fields of the +I/+U records overwrite earlier ones; kind +I, or -D when the
-//                   newest record is a DELETE with partial-update.remove-record-on-delete (the row then
-//                   holds only the NOT NULL columns of that DELETE) or no +I/+U record came; the
-//                   sequence number of the newest record; other retractions are refused;
+//   partial-update  Java's PartialUpdateMergeFunction (merge_function.h: PartialUpdateMerge): non-null
+//                   fields overwrite, sequence groups and their aggregate functions, retractions as its
+//                   options say; kind +I, or -D for a deleted row or when no +I/+U record came; the
+//                   sequence number of the newest record;
 //   aggregation     each field folded by its aggregate function (the read path's aggregators); kind +I,
 //                   or -D when the newest record is a DELETE with aggregation.remove-record-on-delete.
 // With ignore-delete, -U/-D records are skipped (they are normally dropped before the buffer).

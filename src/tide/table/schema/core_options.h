@@ -174,6 +174,8 @@ class CoreOptions {
 
   // The raw text of an option, for options whose grammar belongs to their component (stats modes).
   std::optional<std::string> Find(const std::string& key) const;
+  // Every option as given, for options whose keys name fields (`fields.<a,b>.sequence-group`).
+  const std::map<std::string, std::string>& raw() const { return options_; }
 
   // Overrides of the writer (TableWriteConfig), applied after Create; values must be positive.
   void set_write_buffer_size(int64_t bytes) { write_buffer_size_ = bytes; }

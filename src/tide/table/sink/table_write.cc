@@ -14,6 +14,7 @@
 #include "tide/codec/murmur_hash.h"
 #include "tide/format/parquet_compression.h"
 #include "tide/format/parquet_file_encoder.h"
+#include "tide/table/append/append_compact_coordinator.h"
 #include "tide/table/io/append_file_writer.h"
 #include "tide/table/io/file_store_path_factory.h"
 #include "tide/table/schema/core_options.h"
@@ -51,6 +52,8 @@ struct TableWrite::BucketWriter {
   std::vector<DataFileMeta> compact_before;
   std::vector<DataFileMeta> compact_after;
   std::vector<DataFileMeta> compact_changelog;  // changelog files of lookup compactions
+  // Fixed-bucket append tables that compact: the bucket's compaction.
+  std::unique_ptr<BucketedAppendCompactManager> append_compact;
 };
 
 namespace {
@@ -203,12 +206,6 @@ Status CheckWritable(const TableSchema& schema, const CoreOptions& options, cons
     return Status::NotSupported("table {}: option 'rowkind.field' is not supported for writing yet; pass the row "
                                 "kind to TableWrite::Write instead",
                                 table_name);
-  }
-  for (const auto& [key, value] : schema.options) {
-    if (StartsWith(key, "fields.") && EndsWith(key, ".sequence-group")) {
-      return Status::NotSupported("table {}: option '{}' (partial-update sequence groups) is not supported yet",
-                                  table_name, key);
-    }
   }
   return Status::OK();
 }
@@ -388,6 +385,18 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
   if (s.HasPrimaryKey() && !core.write_only()) {
     TIDE_ASSIGN_OR_RETURN(w->compaction_context_,
                           CompactionContext::Create(fs, w->table_path_, name, s, w->options_, w->config_.creation_time_ms));
+    w->compaction_executor_ = std::make_unique<SerialExecutor>();
+  }
+  if (!s.HasPrimaryKey() && w->num_buckets_ > 0 && !core.write_only()) {
+    if (core.deletion_vectors_enabled()) {
+      return Status::NotSupported(
+          "table {}: deletion vectors on an append table ('deletion-vectors.enabled') are not supported for writing "
+          "yet; set 'write-only' = 'true' to write without compacting",
+          name);
+    }
+    TIDE_ASSIGN_OR_RETURN(w->append_compaction_context_,
+                          AppendCompactContext::Create(fs, w->table_path_, name, s, w->options_,
+                                                       w->config_.creation_time_ms));
     w->compaction_executor_ = std::make_unique<SerialExecutor>();
   }
   return w;
@@ -592,6 +601,11 @@ Result<TableWrite::BucketWriter*> TableWrite::CreateBucketWriter(std::string key
   writer->key_hashes = std::move(key_hashes);
   BucketWriter* raw = writer.get();
   if (compaction_enabled()) TIDE_RETURN_IF_ERROR(StartCompaction(raw, restored));
+  if (append_compaction_enabled()) {
+    raw->append_compact = std::make_unique<BucketedAppendCompactManager>(
+        restored ? restored->files : std::vector<DataFileMeta>{}, compaction_executor_.get(),
+        append_compaction_context_.get(), raw->paths.bucket_dir(), BucketedAppendCompactOptions::Of(options_));
+  }
   writers_.emplace(std::move(key), std::move(writer));
   return raw;
 }
@@ -629,27 +643,54 @@ Status TableWrite::StartCompaction(BucketWriter* writer, const RestoredBucket* r
 }
 
 Status TableWrite::SyncCompaction(BucketWriter* w, bool blocking) {
-  if (!w->compact) return Status::OK();
-  const bool waits = blocking && w->compact->CompactionRunning();
+  if (!w->compact && !w->append_compact) return Status::OK();
+  const bool waits = blocking && (w->compact ? w->compact->CompactionRunning() : w->append_compact->CompactionRunning());
   const auto wait_started = std::chrono::steady_clock::now();
-  auto result = w->compact->GetCompactionResult(blocking);
+  std::vector<DataFileMeta> before, after, changelog;
+  bool done = false;
+  Status failed;
+  if (w->compact) {
+    auto result = w->compact->GetCompactionResult(blocking);
+    if (!result.ok()) {
+      failed = result.status();
+    } else if (*result) {
+      done = true;
+      before = std::move((*result)->before);
+      after = std::move((*result)->after);
+      changelog = std::move((*result)->changelog);
+    }
+  } else {
+    auto result = w->append_compact->GetCompactionResult(blocking);
+    if (!result.ok()) {
+      failed = result.status();
+    } else if (*result) {
+      done = true;
+      before = std::move((*result)->before);
+      after = std::move((*result)->after);
+    }
+  }
   if (waits) {
     ++metrics_.compaction_waits;
     metrics_.compaction_wait_micros += std::chrono::duration_cast<std::chrono::microseconds>(
                                            std::chrono::steady_clock::now() - wait_started).count();
   }
-  if (!result.ok()) {
-    return Fail(result.status().WithContext(fmt::format("table {}: compaction of bucket {} of {}", table_name_,
-                                                        w->bucket, w->paths.bucket_dir())));
+  if (!failed.ok()) {
+    return Fail(failed.WithContext(fmt::format("table {}: compaction of bucket {} of {}", table_name_, w->bucket,
+                                               w->paths.bucket_dir())));
   }
-  if (!*result) return Status::OK();
-  CompactResult& r = **result;
+  if (!done) return Status::OK();
+  ApplyCompactResult(w, std::move(before), std::move(after), std::move(changelog));
+  return Status::OK();
+}
+
+void TableWrite::ApplyCompactResult(BucketWriter* w, std::vector<DataFileMeta> before, std::vector<DataFileMeta> after,
+                                    std::vector<DataFileMeta> changelog) {
   ++metrics_.compactions;
-  metrics_.compacted_files_before += static_cast<int64_t>(r.before.size());
-  metrics_.compacted_files_after += static_cast<int64_t>(r.after.size());
+  metrics_.compacted_files_before += static_cast<int64_t>(before.size());
+  metrics_.compacted_files_after += static_cast<int64_t>(after.size());
   std::set<std::string> after_names;
-  for (const auto& f : r.after) after_names.insert(f.file_name);
-  for (auto& file : r.before) {
+  for (const auto& f : after) after_names.insert(f.file_name);
+  for (auto& file : before) {
     // A file produced by an earlier compaction that no commit has seen yet is an intermediate file:
     // it leaves compact_after, and is deleted unless it is the input or output of an upgrade (the
     // same file at another level, which earlier and later snapshots still need).
@@ -668,9 +709,8 @@ Status TableWrite::SyncCompaction(BucketWriter* w, bool blocking) {
     // commit's APPEND part still adds it and the COMPACT part deletes it, as in Java.
     w->compact_before.push_back(std::move(file));
   }
-  for (auto& f : r.after) w->compact_after.push_back(std::move(f));
-  for (auto& f : r.changelog) w->compact_changelog.push_back(std::move(f));
-  return Status::OK();
+  for (auto& f : after) w->compact_after.push_back(std::move(f));
+  for (auto& f : changelog) w->compact_changelog.push_back(std::move(f));
 }
 
 Status TableWrite::CompactLevel0(BucketWriter* w) {
@@ -690,10 +730,8 @@ Status TableWrite::CompactLevel0(BucketWriter* w) {
 Status TableWrite::Compact(bool full, const std::optional<std::vector<Row>>& partitions,
                            const std::optional<std::vector<int32_t>>& buckets) {
   if (!failed_.ok()) return failed_;
-  if (!schema_.HasPrimaryKey()) {
-    return Status::NotSupported("table {} is an append table; Tide compacts primary-key tables only", table_name_);
-  }
-  if (!compaction_enabled()) {
+  if (!schema_.HasPrimaryKey() && num_buckets_ == -1) return CompactUnawareBuckets(full, partitions);
+  if (!compaction_enabled() && !append_compaction_enabled()) {
     return Status::InvalidArgument("table {} has 'write-only' = 'true': its writers do not compact; unset it to "
                                    "compact the table",
                                    table_name_);
@@ -724,8 +762,58 @@ Status TableWrite::Compact(bool full, const std::optional<std::vector<Row>>& par
     }
     TIDE_RETURN_IF_ERROR(Flush(w));
     TIDE_RETURN_IF_ERROR(SyncCompaction(w, true));
-    w->compact->TriggerCompaction(full);
+    if (w->compact) {
+      w->compact->TriggerCompaction(full);
+    } else {
+      w->append_compact->TriggerCompaction(full);
+    }
     TIDE_RETURN_IF_ERROR(SyncCompaction(w, true));
+  }
+  return Status::OK();
+}
+
+Status TableWrite::CompactUnawareBuckets(bool full, const std::optional<std::vector<Row>>& partitions) {
+  if (options_.deletion_vectors_enabled()) {
+    return Status::NotSupported(
+        "table {}: compaction of a bucket-unaware append table with deletion vectors is not supported yet", table_name_);
+  }
+  if (!append_compaction_context_) {
+    auto context = AppendCompactContext::Create(fs_, table_path_, table_name_, schema_, options_, config_.creation_time_ms);
+    if (!context.ok()) return context.status();
+    append_compaction_context_ = std::move(context).value();
+    restore_snapshot_id_.reset();  // read the files of the buckets this time
+  }
+  TIDE_ASSIGN_OR_RETURN(AppendCompactPlanOptions plan_options, AppendCompactPlanOptions::Of(options_, full));
+  TIDE_RETURN_IF_ERROR(LoadRestore());
+  std::vector<std::string> keys;
+  for (const auto& [key, where] : restored_) {
+    if (partitions) {
+      TIDE_ASSIGN_OR_RETURN(Row values, DeserializeBinaryRow(where.partition, partition_types_));
+      bool listed = std::any_of(partitions->begin(), partitions->end(),
+                                [&](const Row& p) { return CompareRows(p, values) == 0; });
+      if (!listed) continue;
+    }
+    keys.push_back(key);
+  }
+  std::sort(keys.begin(), keys.end());
+  for (const std::string& key : keys) {
+    const RestoredBucket& where = restored_.at(key);
+    std::vector<std::vector<DataFileMeta>> tasks = PlanAppendCompaction(where.files, plan_options);
+    if (tasks.empty()) continue;
+    BucketWriter* w;
+    if (auto it = writers_.find(key); it != writers_.end()) {
+      w = it->second.get();
+    } else {
+      TIDE_ASSIGN_OR_RETURN(Row values, DeserializeBinaryRow(where.partition, partition_types_));
+      Row row(schema_.fields.size());
+      for (size_t i = 0; i < partition_indices_.size(); ++i) row[static_cast<size_t>(partition_indices_[i])] = values[i];
+      TIDE_ASSIGN_OR_RETURN(w, CreateBucketWriter(key, where.partition, where.bucket, row));
+    }
+    for (std::vector<DataFileMeta>& task : tasks) {
+      auto after = RewriteAppendFiles(append_compaction_context_.get(), w->paths.bucket_dir(), task);
+      if (!after.ok()) return Fail(after.status());
+      ApplyCompactResult(w, std::move(task), std::move(after).value(), {});
+    }
   }
   return Status::OK();
 }
@@ -756,7 +844,7 @@ Status TableWrite::LoadRestore() {
       b.max_sequence = e.file.max_sequence_number;
     }
     b.max_sequence = std::max(b.max_sequence, e.file.max_sequence_number);
-    if (compaction_enabled()) b.files.push_back(std::move(e.file));
+    if (keeps_restored_files()) b.files.push_back(std::move(e.file));
   }
   if (compaction_enabled() && lookup_.deletion_vectors && snapshot->index_manifest) {
     // The buckets' deletion vectors of the same snapshot, for their maintainers.
@@ -924,6 +1012,7 @@ Status TableWrite::AddFlushedFiles(BucketWriter* w, FlushedFiles files) {
       Status added = w->compact->AddNewFile(f);
       if (!added.ok()) return Fail(added);
     }
+    if (w->append_compact) w->append_compact->AddNewFile(f);
     w->new_files.push_back(std::move(f));
   }
   for (auto& f : files.changelog) w->changelog_files.push_back(std::move(f));
@@ -931,12 +1020,24 @@ Status TableWrite::AddFlushedFiles(BucketWriter* w, FlushedFiles files) {
     TIDE_RETURN_IF_ERROR(SyncCompaction(w, stall));
     w->compact->TriggerCompaction(false);
   }
+  if (w->append_compact) {
+    // Java's AppendOnlyWriter.flush: take a finished compaction, then pick the next one.
+    TIDE_RETURN_IF_ERROR(SyncCompaction(w, false));
+    w->append_compact->TriggerCompaction(false);
+  }
   return Status::OK();
 }
 
 BucketFileCounts TableWrite::FileCounts() const {
   BucketFileCounts counts;
   for (const auto& [key, w] : writers_) {
+    if (w->append_compact) {
+      const auto files = static_cast<int64_t>(w->append_compact->FileCount());
+      ++counts.buckets;
+      counts.files += files;
+      counts.max_files = std::max(counts.max_files, files);
+      continue;
+    }
     if (!w->compact) continue;
     const Levels& levels = w->compact->levels();
     const auto files = static_cast<int64_t>(levels.FileCount());
@@ -1007,6 +1108,12 @@ Result<std::vector<CommitMessage>> TableWrite::PrepareCommit() {
     if (full) commits_since_full_compaction_ = 0;
   }
   for (BucketWriter* w : ordered) {
+    if (w->append_compact) {
+      // Java's AppendOnlyWriter.prepareCommit: a finished compaction goes with this commit; a running
+      // one is waited for only with commit.force-compact.
+      TIDE_RETURN_IF_ERROR(SyncCompaction(w, options_.commit_force_compact()));
+      continue;
+    }
     if (!w->compact) continue;
     if (full) {
       TIDE_RETURN_IF_ERROR(SyncCompaction(w, true));
@@ -1075,6 +1182,12 @@ Result<std::vector<CommitMessage>> TableWrite::PrepareCommit() {
 void TableWrite::Abort() {
   for (auto& [key, w] : writers_) {
     w->buffer.Clear();
+    if (w->append_compact) {
+      // A running compaction's files go with it (its manager deletes them); finished ones not handed
+      // out are deleted below (append compaction always writes new files).
+      w->append_compact.reset();
+      for (const auto& f : w->compact_after) fs_->DeleteFile(JoinPath(w->paths.bucket_dir(), f.file_name)).IgnoreError();
+    }
     if (w->compact) {
       // A running compaction's files go with it (its manager deletes them); finished ones not handed
       // out are deleted below, except files an upgrade only moved to another level.

@@ -86,6 +86,7 @@
 #include "tide/table/crosspartition/global_index_assigner.h"
 #include "tide/table/index/dynamic_bucket_index.h"
 #include "tide/base/serial_executor.h"
+#include "tide/table/append/bucketed_append_compact_manager.h"
 #include "tide/table/mergetree/compact/merge_tree_compact_manager.h"
 #include "tide/table/mergetree/write_buffer.h"
 #include "tide/table/mergetree/write_merge_function.h"
@@ -162,7 +163,8 @@ class TableWrite {
   // in partition-key order, are listed; with `buckets`, only those buckets): a full compaction with
   // `full`, else what the strategy picks (Java's FileStoreWrite.compact). Buffered rows of those buckets
   // are flushed first and take part. Waits for the compactions; the next PrepareCommit returns their
-  // results. Primary-key tables only.
+  // results. Append tables: fixed buckets as Java's BucketedAppendCompactManager, bucket-unaware ones
+  // as Java's AppendCompactCoordinator plans a batch compaction (small files of a partition merged).
   Status Compact(bool full, const std::optional<std::vector<Row>>& partitions = std::nullopt,
                  const std::optional<std::vector<int32_t>>& buckets = std::nullopt);
 
@@ -216,7 +218,17 @@ class TableWrite {
   // Takes a compaction result (waiting for a running task when `blocking`) into the writer's pending
   // compact_before / compact_after.
   Status SyncCompaction(BucketWriter* writer, bool blocking);
+  // Books a compaction's result into the writer's pending compact_before / compact_after / changelog.
+  void ApplyCompactResult(BucketWriter* writer, std::vector<DataFileMeta> before, std::vector<DataFileMeta> after,
+                          std::vector<DataFileMeta> changelog);
   bool compaction_enabled() const { return compaction_context_ != nullptr; }
+  // Fixed-bucket append tables that compact beside the writes (not `write-only`).
+  bool append_compaction_enabled() const { return append_compaction_context_ != nullptr && num_buckets_ > 0; }
+  // Whether LoadRestore keeps the live files of each bucket (for compaction).
+  bool keeps_restored_files() const { return compaction_enabled() || append_compaction_context_ != nullptr; }
+  // Bucket-unaware append tables: merges the small files of each partition (PlanAppendCompaction) on
+  // this thread.
+  Status CompactUnawareBuckets(bool full, const std::optional<std::vector<Row>>& partitions);
   Status FlushWhileOverBudget();
   // The files one flush of a bucket's buffer wrote.
   struct FlushedFiles {
@@ -288,6 +300,9 @@ class TableWrite {
   std::unique_ptr<CompactionContext> compaction_context_;
   std::unique_ptr<SerialExecutor> compaction_executor_;
   int64_t commits_since_full_compaction_ = 0;
+  // Append tables: what their compactions share (fixed buckets unless write-only: from the start, with
+  // compaction_executor_; bucket-unaware: made by Compact).
+  std::unique_ptr<AppendCompactContext> append_compaction_context_;
   // Lookup tables: what lookup compaction does, and the names of new DV index files
   // (`index-<uuid>-<n>`, the counter shared by the buckets).
   LookupOptions lookup_;

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "testing/temp_dir.h"
+#include "tide/base/strings.h"
 #include "tide/table/sink/table_write.h"
 #include "tide/table/table_test_util.h"
 
@@ -107,6 +108,11 @@ struct RandomTable {
   std::vector<int> value_columns;  // the rest
   std::vector<int> partition_columns;
   bool partial_update = false;
+  // Partial-update sequence group `fields.g0.sequence-group`: its sequence column (-1 without), the
+  // columns it protects, and the one of them that sums (-1 without).
+  int group_sequence = -1;
+  std::vector<int> group_protected;
+  int group_sum = -1;
 };
 
 RandomTable MakeRandomTable(Generator* g, bool dynamic_bucket) {
@@ -151,6 +157,28 @@ RandomTable MakeRandomTable(Generator* g, bool dynamic_bucket) {
     options[0].second = "-1";
     options.emplace_back("dynamic-bucket.target-row-num", std::to_string(g->Uniform(3, 40)));
   }
+  if (t.partial_update && g->Chance(50)) {
+    // A sequence group over some value columns, a BIGINT one of them summed (drawn last, so other
+    // seeds keep their schemas and workloads).
+    fields.push_back(Field(id++, "g0", DataType::BigInt()));
+    std::vector<std::string> protected_names;
+    std::string sum;
+    for (const DataField& f : fields) {
+      if (f.name[0] != 'v' || !g->Chance(50)) continue;
+      protected_names.push_back(f.name);
+      if (sum.empty() && f.type.root() == TypeRoot::kBigInt) sum = f.name;
+    }
+    if (sum.empty()) {
+      // A BIGINT column of the group summed (with the random columns it may hold none).
+      fields.push_back(Field(id++, "gs", DataType::BigInt()));
+      protected_names.push_back("gs");
+      sum = "gs";
+    }
+    std::string list;
+    for (const auto& n : protected_names) list += (list.empty() ? "" : ",") + n;
+    options.emplace_back("fields.g0.sequence-group", list);
+    if (!sum.empty()) options.emplace_back("fields." + sum + ".aggregate-function", "sum");
+  }
   t.schema = testing::WriterTestSchema(std::move(fields), pk, partitions, options);
   for (size_t i = 0; i < t.schema.fields.size(); ++i) {
     const std::string& name = t.schema.fields[i].name;
@@ -158,6 +186,13 @@ RandomTable MakeRandomTable(Generator* g, bool dynamic_bucket) {
     (is_key ? t.key_columns : t.value_columns).push_back(static_cast<int>(i));
     if (std::find(partitions.begin(), partitions.end(), name) != partitions.end()) {
       t.partition_columns.push_back(static_cast<int>(i));
+    }
+  }
+  if (auto it = t.schema.options.find("fields.g0.sequence-group"); it != t.schema.options.end()) {
+    t.group_sequence = t.schema.FieldIndex("g0");
+    for (const std::string& name : SplitTrimmed(it->second, ',')) {
+      t.group_protected.push_back(t.schema.FieldIndex(name));
+      if (t.schema.options.count("fields." + name + ".aggregate-function")) t.group_sum = t.schema.FieldIndex(name);
     }
   }
   return t;
@@ -261,13 +296,39 @@ void RunModel(uint64_t seed, int commits, bool dynamic_bucket = false, bool comp
       if (t.partial_update) {
         // Partial updates: only inserts; non-null fields overwrite.
         Row row = RandomRow(&g, t, key, /*allow_null=*/true);
+        if (t.group_sequence >= 0) {
+          // Few sequence values: records older than the row's group and ties both occur.
+          row[static_cast<size_t>(t.group_sequence)] = Datum(g.Uniform(0, 6));
+        }
         ASSERT_OK_WRITE(writer->Write(g.Chance(50) ? RowKind::kInsert : RowKind::kUpdateAfter, row));
         if (it == model.end()) {
-          model.emplace(key, row);
-        } else {
-          for (size_t f = 0; f < row.size(); ++f) {
-            if (!row[f].is_null()) it->second[f] = row[f];
+          Row empty(row.size());
+          for (size_t k = 0; k < t.key_columns.size(); ++k) empty[static_cast<size_t>(t.key_columns[k])] = key[k];
+          it = model.emplace(key, std::move(empty)).first;
+        }
+        Row& m = it->second;
+        auto in_group = [&](size_t f) {
+          return static_cast<int>(f) == t.group_sequence ||
+                 std::find(t.group_protected.begin(), t.group_protected.end(), static_cast<int>(f)) !=
+                     t.group_protected.end();
+        };
+        for (size_t f = 0; f < row.size(); ++f) {
+          if (!in_group(f) && !row[f].is_null()) m[f] = row[f];
+        }
+        if (t.group_sequence >= 0) {
+          // The group changes with a record not older than its sequence (NULL smallest); its summed
+          // column adds every record's value.
+          const auto seq = static_cast<size_t>(t.group_sequence);
+          const bool newer = CompareDatum(row[seq], m[seq]) >= 0;
+          for (int c : t.group_protected) {
+            const auto f = static_cast<size_t>(c);
+            if (c == t.group_sum) {
+              if (!row[f].is_null()) m[f] = m[f].is_null() ? row[f] : Datum(m[f].as_int() + row[f].as_int());
+            } else if (newer) {
+              m[f] = row[f];
+            }
           }
+          if (newer) m[seq] = row[seq];
         }
         continue;
       }
@@ -355,7 +416,7 @@ void RunModel(uint64_t seed, int commits, bool dynamic_bucket = false, bool comp
 }
 
 // Each seed draws its own schema (partitions, buckets, key and value types, merge engine, file size,
-// stats mode, changelog producer) and workload; every seed is its own test so CTest runs them in
+// stats mode, changelog producer, a partial-update sequence group with a summed column) and workload; every seed is its own test so CTest runs them in
 // parallel. Seeds known to cover specific corners: two partition columns and four buckets (1),
 // changelog-producer=input (2), full stats and rolling files (8), partial-update with rolling (17), stats
 // mode none with one bucket (20), partial-update with four buckets (33). TIDE_MODEL_SEED=N runs one

@@ -177,6 +177,12 @@ class ChangeReaderImpl final : public ChangeReader {
         TIDE_ASSIGN_OR_RETURN(int pos, need(f));
         sequence_positions_.push_back(pos);
       }
+      // Partial-update sequence groups: the sequence fields of the groups of the fields read.
+      std::vector<std::string> read_names;
+      for (int i : needed) read_names.push_back(s.fields[static_cast<size_t>(i)].name);
+      TIDE_ASSIGN_OR_RETURN(std::vector<std::string> group_fields,
+                            SequenceGroupFieldsToRead(options_, s.fields, read_names, ctx_.table_name));
+      for (const auto& f : group_fields) TIDE_RETURN_IF_ERROR(need(f).status());
     }
     for (int i : needed) needed_.push_back(s.fields[static_cast<size_t>(i)]);
     return Status::OK();
@@ -312,12 +318,6 @@ class ChangeReaderImpl final : public ChangeReader {
 Result<std::unique_ptr<ChangeReader>> ChangeReader::Open(ChangeReadContext context,
                                                          std::vector<SnapshotChanges> changes) {
   TIDE_ASSIGN_OR_RETURN(CoreOptions options, CoreOptions::Create(context.read_schema, context.table_name));
-  for (const auto& [key, value] : context.read_schema.options) {
-    if (StartsWith(key, "fields.") && EndsWith(key, ".sequence-group")) {
-      return Status::NotSupported("table {}: option '{}' (partial-update sequence groups) is not supported yet",
-                                  context.table_name, key);
-    }
-  }
   auto reader = std::make_unique<ChangeReaderImpl>(std::move(context), std::move(options), std::move(changes));
   TIDE_RETURN_IF_ERROR(reader->Init());
   return std::unique_ptr<ChangeReader>(std::move(reader));

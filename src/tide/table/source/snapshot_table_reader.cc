@@ -132,6 +132,14 @@ class MergeSource final : public SplitRowSource {
     while (true) {
       TIDE_ASSIGN_OR_RETURN(bool more, heap_.NextKey(&group_));
       if (!more) return false;
+      if (group_.size() == 1) {
+        // A key's only record is its row as it is (Java's ReducerMergeFunctionWrapper): the merge
+        // engine folds several records, it does not rewrite one (a partial-update record whose
+        // sequence group is NULL keeps that group's fields).
+        if (IsRetract(group_[0].kind)) continue;
+        *row = std::move(group_[0].row);
+        return true;
+      }
       std::stable_sort(group_.begin(), group_.end(), [this](const KeyValue& a, const KeyValue& b) {
         int c = CompareSequenceFields(a.row, b.row);
         if (c != 0) return c < 0;
@@ -213,12 +221,12 @@ class SnapshotTableReader final : public TableReader {
         TIDE_ASSIGN_OR_RETURN(int pos, need(f));
         sequence_positions_.push_back(pos);
       }
-      for (const auto& [key, value] : s.options) {
-        if (StartsWith(key, "fields.") && EndsWith(key, ".sequence-group")) {
-          return Status::NotSupported("table {}: option '{}' (partial-update sequence groups) is not supported yet",
-                                      ctx_.table_name, key);
-        }
-      }
+      // Partial-update sequence groups: the sequence fields of the groups of the fields read.
+      std::vector<std::string> read_names;
+      for (int i : needed_idx) read_names.push_back(s.fields[static_cast<size_t>(i)].name);
+      TIDE_ASSIGN_OR_RETURN(std::vector<std::string> group_fields,
+                            SequenceGroupFieldsToRead(options_, s.fields, read_names, ctx_.table_name));
+      for (const auto& f : group_fields) TIDE_RETURN_IF_ERROR(need(f).status());
     }
     if (ctx_.key_equals) TIDE_RETURN_IF_ERROR(InitKeyFilter());
     for (int i : needed_idx) needed_.push_back(s.fields[static_cast<size_t>(i)]);

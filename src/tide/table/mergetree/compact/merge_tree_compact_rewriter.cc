@@ -88,6 +88,12 @@ Result<LookupOptions> LookupOptionsOf(const CoreOptions& options, const std::str
   if (auto size = options.Find("lookup.cache-max-memory-size"); size && !Trim(*size).empty()) {
     TIDE_ASSIGN_OR_RETURN(o.cache_bytes, ParseMemorySize(*size, "lookup.cache-max-memory-size"));
   }
+  TIDE_ASSIGN_OR_RETURN(o.row_deduplicate, BoolOption(options, "changelog-producer.row-deduplicate", false, table_name));
+  if (auto ignore = options.Find("changelog-producer.row-deduplicate-ignore-fields"); ignore && !Trim(*ignore).empty()) {
+    for (const std::string& f : SplitTrimmed(*ignore, ',')) {
+      if (!f.empty()) o.row_deduplicate_ignore_fields.push_back(f);
+    }
+  }
   return o;
 }
 
@@ -113,6 +119,16 @@ Result<std::unique_ptr<CompactionContext>> CompactionContext::Create(FileSystem*
   c->write_context_.creation_time_ms = std::move(creation_time_ms);
   TIDE_ASSIGN_OR_RETURN(c->lookup_, LookupOptionsOf(options, c->table_name_));
   if (c->lookup_.need_lookup) c->lookup_cache_ = std::make_unique<LookupFileCache>(c->lookup_.cache_bytes);
+  c->dedup_ignored_.assign(schema.fields.size(), false);
+  for (const std::string& name : c->lookup_.row_deduplicate_ignore_fields) {
+    int idx = schema.FieldIndex(name);
+    if (idx < 0) {
+      return Status::InvalidArgument("table {}: option 'changelog-producer.row-deduplicate-ignore-fields' names column "
+                                     "'{}', which does not exist",
+                                     c->table_name_, name);
+    }
+    c->dedup_ignored_[static_cast<size_t>(idx)] = true;
+  }
   c->schemas_ = std::make_unique<SchemaCache>(fs, table_path, schema);
   TIDE_ASSIGN_OR_RETURN(c->merge_, WriteMergeFunction::Create(schema, c->table_name_));
   for (const std::string& key : schema.TrimmedPrimaryKeys()) {
@@ -129,6 +145,15 @@ Result<std::unique_ptr<CompactionContext>> CompactionContext::Create(FileSystem*
     c->sequence_field_indices_.push_back(idx);
   }
   return c;
+}
+
+bool CompactionContext::SameForChangelog(const Row& before, const Row& after) const {
+  if (!lookup_.row_deduplicate || before.size() != after.size()) return false;
+  for (size_t i = 0; i < before.size(); ++i) {
+    if (i < dedup_ignored_.size() && dedup_ignored_[i]) continue;
+    if (CompareDatum(before[i], after[i]) != 0) return false;
+  }
+  return true;
 }
 
 MergeTreeCompactRewriter::MergeTreeCompactRewriter(CompactionContext* context, std::string bucket_dir,
@@ -406,7 +431,7 @@ Result<CompactResult> MergeTreeCompactRewriter::RewriteFullChangelog(
         if (merged_live) s = write_changelog(**merged, ValueKind::kInsert);
       } else if (!merged_live) {
         s = write_changelog(*top, ValueKind::kDelete);
-      } else if (group_.size() > 1) {
+      } else if (group_.size() > 1 && !ctx->SameForChangelog(top->row, (*merged)->row)) {
         s = write_changelog(*top, ValueKind::kUpdateBefore);
         if (s.ok()) s = write_changelog(**merged, ValueKind::kUpdateAfter);
       }
@@ -502,7 +527,7 @@ Status MergeTreeCompactRewriter::LookupSection(const std::vector<SortedRun>& sec
         if (after_live) TIDE_RETURN_IF_ERROR(write_changelog(*merged, ValueKind::kInsert));
       } else if (!after_live) {
         TIDE_RETURN_IF_ERROR(write_changelog(*before, ValueKind::kDelete));
-      } else {
+      } else if (!context_->SameForChangelog(before->row, merged->row)) {
         TIDE_RETURN_IF_ERROR(write_changelog(*before, ValueKind::kUpdateBefore));
         TIDE_RETURN_IF_ERROR(write_changelog(*merged, ValueKind::kUpdateAfter));
       }

@@ -25,6 +25,9 @@
 // `changelog-producer` full-compaction (Java's FullChangelogMergeTreeCompactRewriter): a compaction into
 // the max level writes, per key, the change from the key's max-level record to the merged one (+I,
 // -U/+U, -D) to changelog files; a file upgraded to the max level yields +I for its records.
+// With `changelog-producer.row-deduplicate` (both producers) an update whose row stays equal (the
+// fields of `changelog-producer.row-deduplicate-ignore-fields` aside) yields no -U/+U, as Java's
+// RecordEqualiser decides.
 //
 // Thread-safety: a CompactionContext and its rewriters are used by one thread at a time (the writer's
 // compaction thread).
@@ -63,6 +66,10 @@ struct LookupOptions {
   bool wait = true;                // lookup-wait: a commit waits for level 0 to be compacted
   std::optional<int32_t> gentle_interval;  // lookup-compact gentle: force level 0 up every N triggers
   int64_t cache_bytes = 256LL * 1024 * 1024;  // lookup.cache-max-memory-size
+  // changelog-producer.row-deduplicate: no -U/+U pair for an update that leaves the row equal, the
+  // fields of changelog-producer.row-deduplicate-ignore-fields aside (lookup and full-compaction).
+  bool row_deduplicate = false;
+  std::vector<std::string> row_deduplicate_ignore_fields;
 };
 
 class CompactionContext {
@@ -84,6 +91,9 @@ class CompactionContext {
   const std::vector<int>& key_indices() const { return key_indices_; }
   const std::vector<int>& sequence_field_indices() const { return sequence_field_indices_; }
   const LookupOptions& lookup() const { return lookup_; }
+  // changelog-producer.row-deduplicate: whether an update from `before` to `after` changes nothing
+  // the changelog shows (the ignored fields aside). False without the option.
+  bool SameForChangelog(const Row& before, const Row& after) const;
   // The searched files of every bucket's lookups (lookup tables only), on the compaction thread alone.
   LookupFileCache* lookup_cache() { return lookup_cache_.get(); }
 
@@ -99,6 +109,7 @@ class CompactionContext {
   std::vector<int> key_indices_;
   std::vector<int> sequence_field_indices_;
   LookupOptions lookup_;
+  std::vector<bool> dedup_ignored_;  // per table field: ignored by row-deduplicate
   std::unique_ptr<LookupFileCache> lookup_cache_;
 };
 
