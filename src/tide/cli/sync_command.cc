@@ -242,11 +242,7 @@ Result<bool> CopiedAfter(FileSystem* fs, const std::string& path, const std::str
                          const std::vector<PgTableName>& sources, Lsn asked) {
   TIDE_ASSIGN_OR_RETURN(SinkPosition position, ReadSinkPosition(fs, path, PostgresSync::CommitUser(slot)));
   for (const PgTableName& source : sources) {
-    Lsn at = sources.size() == 1 ? position.copy_lsn : kInvalidLsn;
-    if (auto it = position.source_copy_lsn.find(source.ToString()); it != position.source_copy_lsn.end()) {
-      at = std::max(at == kInvalidLsn ? 0 : at, it->second);
-    }
-    if (at == kInvalidLsn || at <= asked) return false;
+    if (!position.CopiedAfter(source.ToString(), sources.size() == 1, asked)) return false;
   }
   return true;
 }

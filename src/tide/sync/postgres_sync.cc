@@ -206,10 +206,9 @@ class Pipeline {
     // One sync per slot: a second one would acknowledge what the first has not committed. The lock is
     // the session's, held until this process ends. A sync killed a moment ago may still hold it until
     // its server process notices the closed connection, so a restart waits a few seconds for it.
-    const std::string lock_sql = "SELECT pg_try_advisory_lock(hashtext(" + sql_->QuoteLiteral(PostgresSync::LockKey(o_.slot)) + "))";
     for (int attempt = 0;; ++attempt) {
-      TIDE_ASSIGN_OR_RETURN(PgResult locked, sql_->Query(lock_sql));
-      if (locked.rows() == 1 && locked.Value(0, 0) == "t") break;
+      TIDE_ASSIGN_OR_RETURN(bool locked, PostgresSync::TryLockSlot(*sql_, o_.slot));
+      if (locked) break;
       if (stop_->load()) return Status::Aborted("stopped while waiting for the lock of replication slot {}", o_.slot);
       if (attempt == kLockAttempts - 1) {
         return Status::Conflict(
@@ -849,6 +848,12 @@ class Pipeline {
 };
 
 }  // namespace
+
+Result<bool> PostgresSync::TryLockSlot(PgConnection& conn, const std::string& slot) {
+  TIDE_ASSIGN_OR_RETURN(PgResult locked,
+                        conn.Query("SELECT pg_try_advisory_lock(hashtext(" + conn.QuoteLiteral(LockKey(slot)) + "))"));
+  return locked.rows() == 1 && locked.Value(0, 0) == "t";
+}
 
 void PostgresSync::RequestStop() {
   stop_.store(true);

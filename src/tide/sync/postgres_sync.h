@@ -44,6 +44,7 @@
 namespace tide {
 
 class ChangeStream;
+class PgConnection;
 
 struct PostgresSyncOptions {
   std::string warehouse;
@@ -109,6 +110,8 @@ class PostgresSync {
   static std::string CommitUser(const std::string& slot) { return "tide-sync-" + slot; }
   // The key of the advisory lock a sync on `slot` holds while it runs (hashtext of it).
   static std::string LockKey(const std::string& slot) { return "tide sync " + slot; }
+  // Takes that lock for `conn`'s session if it is free; false when another session holds it.
+  static Result<bool> TryLockSlot(PgConnection& conn, const std::string& slot);
 
  private:
   PostgresSyncOptions options_;

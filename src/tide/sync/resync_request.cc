@@ -23,13 +23,11 @@ Result<ResyncRequest> ParseResyncRequest(std::string_view content) {
 }
 
 Result<bool> SyncRunsOnSlot(PgConnection& conn, const std::string& slot) {
-  const std::string key = conn.QuoteLiteral(PostgresSync::LockKey(slot));
-  TIDE_ASSIGN_OR_RETURN(PgResult locked, conn.Query("SELECT pg_try_advisory_lock(hashtext(" + key + "))"));
-  if (locked.rows() == 1 && locked.Value(0, 0) == "t") {
-    TIDE_RETURN_IF_ERROR(conn.Query("SELECT pg_advisory_unlock(hashtext(" + key + "))").status());
-    return false;
-  }
-  return true;
+  TIDE_ASSIGN_OR_RETURN(bool locked, PostgresSync::TryLockSlot(conn, slot));
+  if (!locked) return true;
+  TIDE_RETURN_IF_ERROR(
+      conn.Query("SELECT pg_advisory_unlock(hashtext(" + conn.QuoteLiteral(PostgresSync::LockKey(slot)) + "))").status());
+  return false;
 }
 
 Result<Lsn> SendResyncRequest(PgConnection& conn, const ResyncRequest& request) {

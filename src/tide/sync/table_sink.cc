@@ -149,12 +149,10 @@ bool TableSink::Holds(const std::string& source, Lsn commit_lsn) const {
   return it != committed_.source_copy_lsn.end() && commit_lsn < it->second;
 }
 
-bool TableSink::CopiedAfter(const std::string& source, Lsn lsn) const {
+bool SinkPosition::CopiedAfter(const std::string& source, bool only_source, Lsn lsn) const {
   Lsn at = kInvalidLsn;
-  if (auto it = committed_.source_copy_lsn.find(source); it != committed_.source_copy_lsn.end()) at = it->second;
-  if (sources_.size() <= 1 && committed_.copy_lsn != kInvalidLsn) {
-    at = at == kInvalidLsn ? committed_.copy_lsn : std::max(at, committed_.copy_lsn);
-  }
+  if (auto it = source_copy_lsn.find(source); it != source_copy_lsn.end()) at = it->second;
+  if (only_source && copy_lsn != kInvalidLsn) at = at == kInvalidLsn ? copy_lsn : std::max(at, copy_lsn);
   return at != kInvalidLsn && at > lsn;
 }
 

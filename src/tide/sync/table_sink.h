@@ -74,6 +74,11 @@ struct SinkPosition {
   // Targets of several sources: each source's copy position (its transactions at or below it are in
   // the table although they may lie above commit_lsn).
   std::map<std::string, Lsn> source_copy_lsn;
+
+  // Whether the table holds a copy of `source` (its first or a later one) made at a position after
+  // `lsn`: a resync request at `lsn` is done. `only_source`: the table mirrors `source` alone, whose
+  // copies are the plain copy position.
+  bool CopiedAfter(const std::string& source, bool only_source, Lsn lsn) const;
 };
 
 // Reads the position of the table at `table_path` for `commit_user` (the newest snapshot of that user;
@@ -103,9 +108,10 @@ class TableSink {
   // when it is at or below that source's own copy position).
   bool Holds(Lsn commit_lsn) const { return commit_lsn <= committed_.commit_lsn; }
   bool Holds(const std::string& source, Lsn commit_lsn) const;
-  // Whether the table holds a copy of `source` (its first or a later one) made at a position after `lsn`:
-  // a resync request at `lsn` is done.
-  bool CopiedAfter(const std::string& source, Lsn lsn) const;
+  // Whether a resync request at `lsn` for `source` is done (SinkPosition::CopiedAfter).
+  bool CopiedAfter(const std::string& source, Lsn lsn) const {
+    return committed_.CopiedAfter(source, sources_.size() <= 1, lsn);
+  }
   // Another source table merged into this target (`--into`); `table_name` must be a metadata column.
   Status AddSource(const std::string& source);
   bool multi_source() const { return sources_.size() > 1; }

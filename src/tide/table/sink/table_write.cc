@@ -210,6 +210,27 @@ Status CheckWritable(const TableSchema& schema, const CoreOptions& options, cons
   return Status::OK();
 }
 
+// The keys of the `restored` buckets in the listed partitions and buckets (every one when a list is
+// absent), sorted: the buckets a manual compaction goes through.
+template <class RestoredMap>
+Result<std::vector<std::string>> KeysIn(const RestoredMap& restored, const std::vector<DataType>& partition_types,
+                                        const std::optional<std::vector<Row>>& partitions,
+                                        const std::optional<std::vector<int32_t>>& buckets) {
+  std::vector<std::string> keys;
+  for (const auto& [key, where] : restored) {
+    if (buckets && std::find(buckets->begin(), buckets->end(), where.bucket) == buckets->end()) continue;
+    if (partitions) {
+      TIDE_ASSIGN_OR_RETURN(Row values, DeserializeBinaryRow(where.partition, partition_types));
+      bool listed = std::any_of(partitions->begin(), partitions->end(),
+                                [&](const Row& p) { return CompareRows(p, values) == 0; });
+      if (!listed) continue;
+    }
+    keys.push_back(key);
+  }
+  std::sort(keys.begin(), keys.end());
+  return keys;
+}
+
 }  // namespace
 
 TableWrite::TableWrite(CoreOptions options) : options_(std::move(options)) {}
@@ -737,18 +758,7 @@ Status TableWrite::Compact(bool full, const std::optional<std::vector<Row>>& par
                                    table_name_);
   }
   TIDE_RETURN_IF_ERROR(LoadRestore());
-  std::vector<std::string> keys;
-  for (const auto& [key, where] : restored_) {
-    if (buckets && std::find(buckets->begin(), buckets->end(), where.bucket) == buckets->end()) continue;
-    if (partitions) {
-      TIDE_ASSIGN_OR_RETURN(Row values, DeserializeBinaryRow(where.partition, partition_types_));
-      bool listed = std::any_of(partitions->begin(), partitions->end(),
-                                [&](const Row& p) { return CompareRows(p, values) == 0; });
-      if (!listed) continue;
-    }
-    keys.push_back(key);
-  }
-  std::sort(keys.begin(), keys.end());
+  TIDE_ASSIGN_OR_RETURN(std::vector<std::string> keys, KeysIn(restored_, partition_types_, partitions, buckets));
   for (const std::string& key : keys) {
     BucketWriter* w;
     if (auto it = writers_.find(key); it != writers_.end()) {
@@ -785,17 +795,7 @@ Status TableWrite::CompactUnawareBuckets(bool full, const std::optional<std::vec
   }
   TIDE_ASSIGN_OR_RETURN(AppendCompactPlanOptions plan_options, AppendCompactPlanOptions::Of(options_, full));
   TIDE_RETURN_IF_ERROR(LoadRestore());
-  std::vector<std::string> keys;
-  for (const auto& [key, where] : restored_) {
-    if (partitions) {
-      TIDE_ASSIGN_OR_RETURN(Row values, DeserializeBinaryRow(where.partition, partition_types_));
-      bool listed = std::any_of(partitions->begin(), partitions->end(),
-                                [&](const Row& p) { return CompareRows(p, values) == 0; });
-      if (!listed) continue;
-    }
-    keys.push_back(key);
-  }
-  std::sort(keys.begin(), keys.end());
+  TIDE_ASSIGN_OR_RETURN(std::vector<std::string> keys, KeysIn(restored_, partition_types_, partitions, std::nullopt));
   for (const std::string& key : keys) {
     const RestoredBucket& where = restored_.at(key);
     std::vector<std::vector<DataFileMeta>> tasks = PlanAppendCompaction(where.files, plan_options);

@@ -39,6 +39,27 @@ class LevelCursor final : public KeyValueCursor {
   KeyValue current_;
 };
 
+// The files a compaction of `sections` read (`before`) and wrote (`after`): `out`'s, or, when nothing
+// was rewritten, the inputs themselves moved to `level`.
+Status FinishFiles(const std::vector<std::vector<SortedRun>>& sections, std::optional<RollingDataFileWriter>& out,
+                   int32_t level, CompactResult* result) {
+  for (const auto& section : sections) {
+    for (const auto& run : section) {
+      for (const auto& f : run.files) result->before.push_back(f.meta);
+    }
+  }
+  if (out) {
+    TIDE_ASSIGN_OR_RETURN(result->after, out->Finish());
+    return Status::OK();
+  }
+  for (const auto& f : result->before) {
+    DataFileMeta upgraded = f;
+    upgraded.level = level;
+    result->after.push_back(std::move(upgraded));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<LookupOptions> LookupOptionsOf(const CoreOptions& options, const std::string& table_name) {
@@ -367,22 +388,7 @@ Result<CompactResult> MergeTreeCompactRewriter::RewriteLookup(int32_t output_lev
     if (!s.ok()) return fail(s);
   }
   CompactResult result;
-  for (const auto& section : sections) {
-    for (const auto& run : section) {
-      for (const auto& f : run.files) result.before.push_back(f.meta);
-    }
-  }
-  if (out) {
-    auto written = out->Finish();
-    if (!written.ok()) return fail(written.status());
-    result.after = std::move(written).value();
-  } else {
-    for (const auto& f : result.before) {
-      DataFileMeta upgraded = f;
-      upgraded.level = output_level;
-      result.after.push_back(std::move(upgraded));
-    }
-  }
+  if (Status s = FinishFiles(sections, out, output_level, &result); !s.ok()) return fail(s);
   if (changelog) {
     auto written = changelog->Finish();
     if (!written.ok()) {
@@ -442,22 +448,7 @@ Result<CompactResult> MergeTreeCompactRewriter::RewriteFullChangelog(
     }
   }
   CompactResult result;
-  for (const auto& section : sections) {
-    for (const auto& run : section) {
-      for (const auto& f : run.files) result.before.push_back(f.meta);
-    }
-  }
-  if (out) {
-    auto written = out->Finish();
-    if (!written.ok()) return fail(written.status());
-    result.after = std::move(written).value();
-  } else {
-    for (const auto& f : result.before) {
-      DataFileMeta upgraded = f;
-      upgraded.level = max_level_;
-      result.after.push_back(std::move(upgraded));
-    }
-  }
+  if (Status s = FinishFiles(sections, out, max_level_, &result); !s.ok()) return fail(s);
   auto written = changelog.Finish();
   if (!written.ok()) {
     if (out) {
