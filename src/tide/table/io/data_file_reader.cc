@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "tide/base/strings.h"
+#include "tide/format/avro_data_file_reader.h"
 #include "tide/format/parquet_reader.h"
 
 namespace tide {
@@ -33,6 +34,27 @@ class ParquetRowReader final : public DataFileRowReader {
   ParquetBatch batch_;
 };
 
+class AvroRowReader final : public DataFileRowReader {
+ public:
+  explicit AvroRowReader(std::unique_ptr<AvroDataFileReader> reader) : reader_(std::move(reader)) {}
+
+  Result<bool> NextBatch(size_t max_rows, std::vector<Row>* rows, std::vector<int64_t>* positions) override {
+    return reader_->NextBatch(max_rows, rows, positions);
+  }
+
+ private:
+  std::unique_ptr<AvroDataFileReader> reader_;
+};
+
+// The format of a data file, from its name as Java's reader takes it (not from the table's options: a
+// table whose `file.format` changed holds files of both formats).
+std::string DataFileFormat(const std::string& path) {
+  size_t slash = path.rfind('/');
+  size_t dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "unknown";
+  return ToLower(path.substr(dot + 1));
+}
+
 }  // namespace
 
 Result<const DuckDB*> DataFileDatabase() {
@@ -54,11 +76,23 @@ Result<std::unique_ptr<DataFileRowReader>> OpenDataFile(const std::string& path,
                                                         const std::vector<ParquetColumnSpec>& columns,
                                                         const std::string& table_name,
                                                         const DataFileReadOptions& options) {
-  if (!EndsWith(path, ".parquet")) {
-    size_t dot = path.rfind('.');
-    std::string ext = dot == std::string::npos ? "unknown" : path.substr(dot + 1);
-    return Status::NotSupported("table {}: data file {} is in {} format; Tide reads Parquet data files only",
-                                table_name, path, ext);
+  const std::string format = DataFileFormat(path);
+  if (format == "avro") {
+    // No statistics to skip by: the whole file is decoded and `filter_sql` is left to the caller.
+    auto reader = AvroDataFileReader::Open(path, columns);
+    if (!reader.ok()) return reader.status().WithContext(fmt::format("table {}", table_name));
+    if (!(*reader)->missing_columns().empty()) {
+      return Status::Corruption("table {}: data file {} has no column '{}' although its schema lists it",
+                                table_name, path, columns[(*reader)->missing_columns().front()].name);
+    }
+    return std::unique_ptr<DataFileRowReader>(new AvroRowReader(std::move(reader).value()));
+  }
+  if (format != "parquet") {
+    return Status::NotSupported(
+        "table {}: data file {} is in {} format, which Tide does not read (it reads Parquet and Avro data "
+        "files); to convert the table, set 'file.format' = 'parquet' and run a full compaction with the engine "
+        "that wrote it",
+        table_name, path, format == "orc" ? "ORC" : format);
   }
   const DuckDB* db = options.database;
   if (db == nullptr) TIDE_ASSIGN_OR_RETURN(db, DataFileDatabase());

@@ -2,8 +2,10 @@
 //
 // The table reader asks for physical columns (name, Parquet field id, type as written) and receives
 // batches of rows with each row's 0-based position in the file (deletion vectors are positions).
-// Parquet is read through format/parquet_reader; other formats (ORC, Avro) are refused with an error
-// naming the file. Thread-safety: a reader is used by one thread at a time.
+// The format is the file's extension, as Java's reader decides: Parquet is read through
+// format/parquet_reader, Avro through format/avro_data_file_reader; ORC (no reader among Tide's
+// dependencies) is refused with an error naming the file and the way out. Thread-safety: a reader is
+// used by one thread at a time.
 #pragma once
 
 #include <memory>
@@ -27,9 +29,10 @@ class DataFileRowReader {
 };
 
 struct DataFileReadOptions {
-  // A DuckDB boolean expression over the file's physical column names: only rows for which it is true
-  // are returned (positions stay positions in the file), and row groups whose statistics exclude it are
-  // not read. Empty: every row.
+  // A DuckDB boolean expression over the file's physical column names. Parquet files return only rows
+  // for which it is true (positions stay positions in the file) and skip row groups whose statistics
+  // exclude it; Avro files return every row, so a caller that passes a filter checks its rows itself.
+  // Empty: every row.
   std::string filter_sql;
   // The database that reads the file; DataFileDatabase() when null. Compaction passes its own, without
   // the footer cache: it reads every file once, and the files it reads are then deleted, so cached

@@ -75,11 +75,6 @@ Result<std::unique_ptr<KeyValueFileReader>> KeyValueFileReader::Open(KeyValueFil
     reader->kind_column_ = static_cast<int>(columns.size());
     columns.push_back(ParquetColumnSpec{"_VALUE_KIND", 2147483645, DataType::TinyInt(false)});
   }
-  if (!EndsWith(s.path, ".parquet")) {
-    std::string ext = s.path.substr(s.path.rfind('.') + 1);
-    return Status::NotSupported("table {}: data file {} is in {} format; Tide reads Parquet data files only",
-                                s.table_name, s.path, ext);
-  }
   DataFileReadOptions read_options;
   read_options.filter_sql = std::move(filter_sql);
   read_options.database = s.database;
