@@ -155,6 +155,52 @@ TEST(SnapshotCopyTest, RecycledBatchesCarryNothingOver) {
 // The field report's trap 1: a statement_timeout or idle_in_transaction_session_timeout set for the
 // role cuts off a long copy. The copy sessions turn both off for themselves: here the consumer is slower
 // than either timeout, so a COPY stays active (and its session in its transaction) far longer.
+// A COPY names columns as the catalog has them now: a column dropped after the snapshot could not be
+// read, and one added after it would be read from the wrong catalog. Such a table is reported, not
+// copied, and the others are copied as usual; once the copy holds its lock, DDL waits for it.
+TEST(SnapshotCopyTest, TableWhoseColumnsChangedAfterTheSnapshotIsLeftForALaterCopy) {
+  Sql("DROP TABLE IF EXISTS copy_ddl, copy_steady; "
+      "CREATE TABLE copy_ddl(id int PRIMARY KEY, gone text, kept text); "
+      "INSERT INTO copy_ddl SELECT g, 'g' || g, 'k' || g FROM generate_series(1, 100) g; "
+      "CREATE TABLE copy_steady(id int PRIMARY KEY, v text); "
+      "INSERT INTO copy_steady SELECT g, 'v' || g FROM generate_series(1, 50) g");
+  auto exported = CreateExportedSlot("copy_ddl_slot");
+  Sql("ALTER TABLE copy_ddl DROP COLUMN gone");
+
+  SnapshotCopyOptions options;
+  options.conninfo = Server().conninfo();
+  options.snapshot_name = exported.slot.snapshot_name;
+  options.snapshot_lsn = exported.slot.consistent_point;
+  options.workers = 2;
+  auto copy = SnapshotCopy::Start(options, {{"public", "copy_ddl"}, {"public", "copy_steady"}});
+  ASSERT_TRUE(copy.ok()) << copy.status().ToString();
+  exported.conn.reset();
+  ASSERT_EQ((*copy)->changed_tables().size(), 1u);
+  EXPECT_EQ((*copy)->changed_tables()[0].ToString(), "public.copy_ddl");
+  ASSERT_EQ((*copy)->relations().size(), 1u);
+  EXPECT_EQ((*copy)->relations()[0]->table.ToString(), "public.copy_steady");
+
+  // The lock taken at the start keeps further DDL out until the copy ends.
+  auto ddl = PgConnection::Connect(Server().conninfo());
+  ASSERT_TRUE(ddl.ok()) << ddl.status().ToString();
+  ASSERT_TRUE((*ddl)->Execute("SET lock_timeout = '200ms'").ok());
+  Status blocked = (*ddl)->Execute("ALTER TABLE copy_steady ADD COLUMN late int");
+  EXPECT_FALSE(blocked.ok()) << "DDL went through while the copy held its snapshot";
+
+  size_t rows = 0;
+  while (true) {
+    auto batch = (*copy)->Next();
+    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+    if (!*batch) break;
+    EXPECT_EQ((*batch)->relation->table.ToString(), "public.copy_steady");
+    rows += (*batch)->rows.size();
+  }
+  EXPECT_EQ(rows, 50u);
+  copy->reset();
+  EXPECT_TRUE((*ddl)->Execute("ALTER TABLE copy_steady ADD COLUMN late int").ok());
+  Sql("SELECT pg_drop_replication_slot('copy_ddl_slot')");
+}
+
 TEST(SnapshotCopyTest, RoleTimeoutsDoNotCutTheCopyOff) {
   Sql("DROP TABLE IF EXISTS copy_slow; DROP ROLE IF EXISTS copy_timeouts; "
       "CREATE ROLE copy_timeouts LOGIN SUPERUSER; "

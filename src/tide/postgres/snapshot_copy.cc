@@ -114,6 +114,18 @@ Result<TablePlan> PlanTable(PgConnection& conn, const PgTableName& table, PgType
   return plan;
 }
 
+// The table's copied columns as `conn` sees them (numbers, names, types and modifiers): under an
+// imported snapshot, as of that snapshot; in a plain session, as of now.
+Result<std::string> ColumnSignature(PgConnection& conn, const PgTableName& table) {
+  TIDE_ASSIGN_OR_RETURN(
+      PgResult r, conn.Query("SELECT string_agg(a.attnum || ':' || a.attname || ':' || a.atttypid || ':' || "
+                             "a.atttypmod, ',' ORDER BY a.attnum) FROM pg_attribute a WHERE a.attrelid = " +
+                             SqlQuoteLiteral(table.Quoted()) +
+                             "::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''"));
+  if (r.rows() != 1 || r.IsNull(0, 0)) return std::string();
+  return std::string(r.Value(0, 0));
+}
+
 }  // namespace
 
 Result<std::unique_ptr<SnapshotCopy>> SnapshotCopy::Start(SnapshotCopyOptions options, std::vector<PgTableName> tables) {
@@ -130,12 +142,33 @@ Result<std::unique_ptr<SnapshotCopy>> SnapshotCopy::Start(SnapshotCopyOptions op
     TIDE_RETURN_IF_ERROR(ImportSnapshot(*conn, options.snapshot_name));
     conns.push_back(std::move(conn));
   }
+  // The first worker locks every table (ACCESS SHARE, as each COPY would anyway until the copy ends:
+  // writers go on, DDL waits). A COPY names its columns as the catalog is now, not as the snapshot saw
+  // it, so a column dropped between the export and this lock could not be read; a table whose columns
+  // differ between the snapshot's catalog and the current one is left out (changed_tables()), for the
+  // caller to copy again at a later position. After the lock, no such change can come in.
+  std::vector<std::string> quoted;
+  for (const PgTableName& table : tables) quoted.push_back(table.Quoted());
+  TIDE_RETURN_IF_ERROR(conns[0]->Execute("LOCK TABLE " + Join(quoted, ", ") + " IN ACCESS SHARE MODE")
+                           .WithContext("locking the tables to copy against schema changes"));
+  TIDE_ASSIGN_OR_RETURN(auto current, PgConnection::Connect(options.conninfo, PgSessionKind::kSql, kPgTextSessionOptions));
   // Plan on the first worker's session (it sees the snapshot's catalog).
   PgTypeRegistry types;
   for (size_t t = 0; t < tables.size(); ++t) {
+    TIDE_ASSIGN_OR_RETURN(std::string then, ColumnSignature(*conns[0], tables[t]));
+    TIDE_ASSIGN_OR_RETURN(std::string now, ColumnSignature(*current, tables[t]));
+    if (then != now) {
+      TIDE_LOG_INFO("the columns of {} changed after the snapshot at {}: it is left for a later copy",
+                    tables[t].ToString(), FormatLsn(options.snapshot_lsn));
+      copy->changed_tables_.push_back(tables[t]);
+      copy->relations_.push_back(nullptr);
+      copy->table_states_.push_back(std::make_unique<TableState>());
+      continue;
+    }
     TIDE_ASSIGN_OR_RETURN(TablePlan plan, PlanTable(*conns[0], tables[t], &types));
     plan.relation->version = static_cast<uint32_t>(t);
     copy->relations_.push_back(plan.relation);
+    copy->copied_relations_.push_back(plan.relation);
     copy->table_states_.push_back(std::make_unique<TableState>());
     int tasks = 0;
     for (const auto& leaf : plan.leaves) {

@@ -315,6 +315,8 @@ class Pipeline {
  private:
   // Tries for the slot's advisory lock, 250 ms apart: five seconds.
   static constexpr int kLockAttempts = 20;
+  // Copies of one table whose columns changed under them, before the sync gives up.
+  static constexpr int kCopyAttempts = 5;
 
   // Publishes to o_.progress, if any.
   void Publish(const std::function<void(SyncProgressSnapshot&)>& change) {
@@ -424,8 +426,11 @@ class Pipeline {
   // start may stop part-way (the tables not committed are copied at the next start); one while the
   // stream runs (`in_stream`) finishes first, for the round that commits at the stop would otherwise
   // publish a table half copied.
+  // A table whose columns changed between the snapshot and the copy's start (SnapshotCopy's
+  // changed_tables()) is copied again at a temporary slot's later position, as a table joining an
+  // existing slot is; `attempt` counts those rounds.
   Status Copy(const std::vector<PgTableName>& tables, const std::string& snapshot, Lsn lsn,
-              std::unique_ptr<PgConnection>& repl, bool in_stream = false) {
+              std::unique_ptr<PgConnection>& repl, bool in_stream = false, int attempt = 1) {
     SnapshotCopyOptions copy_options;
     copy_options.conninfo = o_.conninfo;
     copy_options.snapshot_name = snapshot;
@@ -520,7 +525,24 @@ class Pipeline {
         return Status::OK();
       }
     }
-    return Status::OK();
+    if (copy->changed_tables().empty()) return Status::OK();
+    std::vector<PgTableName> changed = copy->changed_tables();
+    copy.reset();  // ends the snapshot's transactions, and their locks
+    std::vector<std::string> names;
+    for (const PgTableName& t : changed) names.push_back(t.ToString());
+    if (attempt >= kCopyAttempts) {
+      return Status::Aborted(
+          "the columns of {} changed between the copy's snapshot and its start {} times in a row; let the "
+          "schema changes settle and start the sync again (the tables copied so far are kept)",
+          Join(names, ", "), attempt);
+    }
+    Progress(fmt::format("the columns of {} changed after the copy's snapshot; copying it again at a later position",
+                         Join(names, ", ")));
+    if (stop_->load() && !in_stream) return Status::OK();
+    TIDE_ASSIGN_OR_RETURN(auto again, PgConnection::Connect(o_.conninfo, PgSessionKind::kReplication));
+    std::string temp = TemporarySlotName();
+    TIDE_ASSIGN_OR_RETURN(CreatedSlot created, CreateReplicationSlot(*again, temp, {true, SlotSnapshotAction::kExport}));
+    return Copy(changed, created.snapshot_name, created.consistent_point, again, in_stream, attempt + 1);
   }
 
   // Tables created (or renamed) into the selection while the sync runs: each is added to the
