@@ -11,7 +11,10 @@
 //
 // End to end, both sides run as `tide sql` processes, so that process start, DuckDB's start and the
 // output are the same: `tide sql --warehouse W "<lookup on bench.orders>"` against
-// `tide sql --warehouse EMPTY "<lookup on read_parquet('ref.parquet')>"` (an empty warehouse: no views).
+// `tide sql --warehouse EMPTY "<lookup on read_parquet('ref.parquet')>"` (an empty warehouse: no views);
+// and against duckdb_query_once, a process that only opens DuckDB and runs the Parquet lookup (the
+// floor for any process on libduckdb). The process's start is broken down by running `tide --version`,
+// `SELECT 1` in duckdb_query_once, and `tide sql "SELECT 1"` on the empty and the bench warehouse.
 // Library: one LakeConnection; the lookup through Query against the same connection querying the file.
 // Median and p90 of N random keys each (best of nothing: every run counts), with the files each Tide
 // lookup opened (DataFileOpenCounter).
@@ -28,6 +31,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "orders_bench_util.h"
@@ -62,25 +66,32 @@ double Ms(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
 }
 
-// Runs `tide sql --warehouse W --format csv SQL` with its output discarded; returns the wall time.
-double RunTideSql(const std::string& tide, const std::string& warehouse, const std::string& sql) {
+// Runs `argv` with its output discarded; returns the wall time.
+double RunProcess(const std::vector<std::string>& argv) {
   std::fflush(stdout);  // the child must not print the parent's buffered lines again
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
   auto start = std::chrono::steady_clock::now();
   pid_t pid = fork();
   if (pid == 0) {
     FILE* null = freopen("/dev/null", "w", stdout);
     (void)null;
-    execl(tide.c_str(), tide.c_str(), "sql", "--warehouse", warehouse.c_str(), "--format", "csv", sql.c_str(),
-          static_cast<char*>(nullptr));
+    execv(args[0], args.data());
     _exit(127);
   }
   int status = 0;
   waitpid(pid, &status, 0);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::fprintf(stderr, "tide sql failed (%d): %s\n", status, sql.c_str());
+    std::fprintf(stderr, "%s failed (%d): %s\n", argv[0].c_str(), status, argv.back().c_str());
     std::exit(1);
   }
   return Ms(start);
+}
+
+// Runs `tide sql --warehouse W --format csv SQL` with its output discarded; returns the wall time.
+double RunTideSql(const std::string& tide, const std::string& warehouse, const std::string& sql) {
+  return RunProcess({tide, "sql", "--warehouse", warehouse, "--format", "csv", sql});
 }
 
 // Runs `sql` on the lake; returns its wall time and checks the row count.
@@ -212,6 +223,29 @@ int main(int argc, char** argv) {
   }
   double rewrite_ms = Ms(rewrite_start) / kAnalyses;
 
+  // Opening the lake: every view, against only those a lookup statement can name (what `tide sql "SQL"`
+  // does), over the bench warehouse and over one with 30 more (empty) tables beside it.
+  std::string many = root + "/many";
+  std::filesystem::create_directories(many + "/bench.db");
+  std::filesystem::create_directory_symlink(path, many + "/bench.db/orders");
+  for (int t = 0; t < 30; ++t) {
+    Check(fs->WriteFileExclusive(many + "/bench.db/other" + std::to_string(t) + "/schema/schema-0", schema.ToJson()),
+          "create table");
+  }
+  Figures open_all, open_named, open_many_all, open_many_named;
+  for (int i = 0; i < 10; ++i) {
+    for (auto [dir, all, named] : {std::tuple{&warehouse, &open_all, &open_named}, std::tuple{&many, &open_many_all, &open_many_named}}) {
+      auto start = std::chrono::steady_clock::now();
+      Check(LakeConnection::OpenWarehouse(fs, *dir).status(), "open lake");
+      all->ms.push_back(Ms(start));
+      start = std::chrono::steady_clock::now();
+      LakeOpenOptions options;
+      options.views_for = lookup_sql("bench.orders", keys[0]);
+      Check(LakeConnection::OpenWarehouse(fs, *dir, options).status(), "open lake");
+      named->ms.push_back(Ms(start));
+    }
+  }
+
   // The other route: Tide plans the key's bucket (its files, from $files), DuckDB reads them with
   // read_parquet and keeps the newest version of the key (merge in SQL).
   Figures lib_read_parquet;
@@ -245,10 +279,28 @@ int main(int argc, char** argv) {
     }
   }
 
-  // End to end: `tide sql` processes.
-  Figures e2e_tide, e2e_duck, e2e_unpruned;
-  for (int64_t key : keys) e2e_tide.ms.push_back(RunTideSql(tide, warehouse, lookup_sql("bench.orders", key)));
-  for (int64_t key : keys) e2e_duck.ms.push_back(RunTideSql(tide, empty, lookup_sql(parquet, key)));
+  // End to end: `tide sql` processes, and a process that only opens DuckDB and runs the statement
+  // (duckdb_query_once: the floor of any process on libduckdb). Interleaved, so that a change of the
+  // machine's load touches every line alike.
+  const std::string once = DUCKDB_QUERY_ONCE_BINARY;
+  Figures e2e_tide, e2e_duck, e2e_once, e2e_unpruned, e2e_range;
+  Figures start_help, start_once, start_empty, start_lake;  // where a process's time goes
+  for (size_t i = 0; i < keys.size(); ++i) {
+    e2e_tide.ms.push_back(RunTideSql(tide, warehouse, lookup_sql("bench.orders", keys[i])));
+    e2e_duck.ms.push_back(RunTideSql(tide, empty, lookup_sql(parquet, keys[i])));
+    e2e_once.ms.push_back(RunProcess({once, lookup_sql(parquet, keys[i])}));
+    if (i < 10) {
+      start_help.ms.push_back(RunProcess({tide, "--version"}));
+      start_once.ms.push_back(RunProcess({once, "SELECT 1"}));
+      start_empty.ms.push_back(RunTideSql(tide, empty, "SELECT 1"));
+      start_lake.ms.push_back(RunTideSql(tide, warehouse, "SELECT 1"));
+    }
+    if (i < 5) {
+      int64_t lo = 1 + static_cast<int64_t>(rng() % static_cast<uint64_t>(n - 1000));
+      e2e_range.ms.push_back(RunTideSql(tide, warehouse, "SELECT * FROM bench.orders WHERE order_id BETWEEN " +
+                                                             std::to_string(lo) + " AND " + std::to_string(lo + 999)));
+    }
+  }
   for (size_t i = 0; i < 3; ++i) {
     e2e_unpruned.ms.push_back(RunTideSql(tide, warehouse, "SELECT * FROM (SELECT * FROM bench.orders) WHERE order_id = " +
                                                              std::to_string(keys[i])));
@@ -259,17 +311,29 @@ int main(int argc, char** argv) {
   auto line = [](const char* what, const Figures& f) { std::printf("%-58s %10.2f %10.2f\n", what, f.Median(), f.P90()); };
   line("tide sql process, pruned (bench.orders)", e2e_tide);
   line("tide sql process, DuckDB on one Parquet file", e2e_duck);
+  line("duckdb_query_once process, DuckDB on one Parquet file", e2e_once);
   line("tide sql process, unpruned (full scan, 3 runs)", e2e_unpruned);
+  line("tide sql process, key range of 1000 (BETWEEN, 5 runs)", e2e_range);
   line("library LakeConnection::Query, pruned", lib_tide);
   line("library, DuckDB on one Parquet file", lib_duck);
   line("library, unpruned (pushdown off: full scan, 5 runs)", lib_unpruned);
   line("library, key range of 1000 (BETWEEN, 5 runs)", lib_range);
   line("library, value filter user_id = 7 (no pruning, 3 runs)", lib_value_scan);
   line("library, route 2: $files plan + read_parquet merge (20 runs)", lib_read_parquet);
+  std::printf("\n%-58s %10s %10s\n", "where a process's time goes (10 runs each)", "median ms", "p90 ms");
+  line("tide --version (loading, linking, no DuckDB)", start_help);
+  line("duckdb_query_once 'SELECT 1' (loading + DuckDB start)", start_once);
+  line("tide sql 'SELECT 1', empty warehouse", start_empty);
+  line("tide sql 'SELECT 1', the bench warehouse (1 table)", start_lake);
+  line("LakeConnection::OpenWarehouse, every view (1 table)", open_all);
+  line("  only the views the lookup names (1 table)", open_named);
+  line("LakeConnection::OpenWarehouse, every view (31 tables)", open_many_all);
+  line("  only the views the lookup names (31 tables)", open_many_named);
   std::printf("\nfinding the filter per statement (json_serialize_sql, walk, TRY_CAST): %.3f ms\n", analysis_ms);
   std::printf("a rewrite's serializer round trip (json_deserialize_sql of it) alone: %.3f ms\n", rewrite_ms);
   std::printf("files opened per lookup: pruned %.1f, unpruned %.1f\n", opened_per_lookup, opened_unpruned);
   std::printf("ratio end to end (tide / DuckDB on Parquet): %.2f\n", e2e_tide.Median() / e2e_duck.Median());
+  std::printf("ratio end to end (tide / duckdb_query_once): %.2f\n", e2e_tide.Median() / e2e_once.Median());
   std::printf("ratio library (tide / DuckDB on Parquet):    %.2f\n", lib_tide.Median() / lib_duck.Median());
   std::printf("speed-up over the unpruned scan: end to end %.1fx, library %.1fx\n",
               e2e_unpruned.Median() / e2e_tide.Median(), lib_unpruned.Median() / lib_tide.Median());

@@ -24,6 +24,9 @@ struct SqlCommandOptions {
   std::string format = "table";
   std::string sql;  // empty: read statements from `in`
   bool interactive = false;  // the shell on the terminal (stdin, stdout) instead of reading `in`
+  // With `sql`: once its statements ran and the output is flushed, end the process at once (std::_Exit)
+  // instead of tearing the in-memory database down, which holds nothing to keep. The command line sets it.
+  bool exit_when_done = false;
 };
 
 // Runs the command; returns the exit code.

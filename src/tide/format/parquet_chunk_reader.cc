@@ -492,9 +492,11 @@ Result<std::unique_ptr<ValueSink>> MakeSink(const ParquetSchemaElement& e, const
 class ParquetChunkReader::Column {
  public:
   // `decompressor` is the reader's, shared by its columns (they decode one after the other).
-  Column(std::string what, int fd, const ParquetFooter* footer, ParquetPageDecompressor* decompressor, size_t leaf,
-         bool optional, int32_t physical, size_t null_slot_bytes, std::unique_ptr<ValueSink> sink)
-      : what_(std::move(what)), fd_(fd), footer_(footer), decompressor_(decompressor), leaf_(leaf),
+  // `keep` is the reader's row-group selection (empty: every group).
+  Column(std::string what, int fd, const ParquetFooter* footer, const std::vector<bool>* keep,
+         ParquetPageDecompressor* decompressor, size_t leaf, bool optional, int32_t physical, size_t null_slot_bytes,
+         std::unique_ptr<ValueSink> sink)
+      : what_(std::move(what)), fd_(fd), footer_(footer), keep_(keep), decompressor_(decompressor), leaf_(leaf),
         optional_(optional), physical_(physical), null_slot_bytes_(null_slot_bytes), sink_(std::move(sink)) {
     const size_t n = duckdb_vector_size();
     levels_.resize(n);
@@ -560,6 +562,10 @@ class ParquetChunkReader::Column {
   // Reads the column's chunk of the next non-empty row group.
   Status NextRowGroup() {
     while (row_group_ < footer_->row_groups.size()) {
+      if (!keep_->empty() && !(*keep_)[row_group_]) {
+        ++row_group_;
+        continue;
+      }
       const ParquetRowGroup& rg = footer_->row_groups[row_group_++];
       if (rg.num_rows == 0) continue;
       if (leaf_ >= rg.columns.size()) return Status::Corruption("{}: row group {} lacks the column", what_, row_group_ - 1);
@@ -700,6 +706,7 @@ class ParquetChunkReader::Column {
   const std::string what_;
   const int fd_;
   const ParquetFooter* footer_;
+  const std::vector<bool>* keep_;
   ParquetPageDecompressor* const decompressor_;
   const size_t leaf_;
   const bool optional_;
@@ -808,6 +815,12 @@ Result<std::unique_ptr<ParquetChunkReader>> ParquetChunkReader::Open(const std::
     return Status::Corruption("{}: row groups hold {} rows, the footer says {}", file_what, rows, footer.num_rows);
   }
   reader->total_rows_ = rows;
+  int64_t first = 0;
+  for (const ParquetRowGroup& rg : footer.row_groups) {
+    reader->spans_.emplace_back(first, rg.num_rows);
+    first += rg.num_rows;
+  }
+  reader->row_groups_read_ = static_cast<int64_t>(footer.row_groups.size());
   TIDE_ASSIGN_OR_RETURN(std::vector<TopLevelColumn> top, TopLevelColumns(footer, file_what));
   reader->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (reader->fd_ < 0) {
@@ -857,11 +870,44 @@ Result<std::unique_ptr<ParquetChunkReader>> ParquetChunkReader::Open(const std::
     }
     TIDE_ASSIGN_OR_RETURN(std::unique_ptr<ValueSink> sink, MakeSink(e, c.type, what));
     const bool optional = repetition == static_cast<int32_t>(ParquetRepetition::kOptional);
-    reader->decoders_.push_back(std::make_unique<Column>(what, reader->fd_, &reader->footer_,
+    reader->decoders_.push_back(std::make_unique<Column>(what, reader->fd_, &reader->footer_, &reader->keep_,
                                                          reader->decompressor_.get(), found->leaf, optional, *e.type,
                                                          SlotBytes(c.type.id(), c.type.raw()), std::move(sink)));
   }
   return reader;
+}
+
+Status ParquetChunkReader::SelectRowGroups(std::vector<bool> keep) {
+  if (keep.size() != footer_.row_groups.size()) {
+    return Status::InvalidArgument("Parquet file {}: a selection of {} row groups for a file of {}", path_, keep.size(),
+                                   footer_.row_groups.size());
+  }
+  if (rows_read_ > 0) return Status::InvalidArgument("Parquet file {}: row groups are selected before reading", path_);
+  spans_.clear();
+  total_rows_ = 0;
+  row_groups_read_ = 0;
+  int64_t first = 0;
+  for (size_t g = 0; g < keep.size(); ++g) {
+    const int64_t rows = footer_.row_groups[g].num_rows;
+    if (keep[g]) {
+      spans_.emplace_back(first, rows);
+      total_rows_ += rows;
+      ++row_groups_read_;
+    }
+    first += rows;
+  }
+  keep_ = std::move(keep);
+  return Status::OK();
+}
+
+int64_t ParquetChunkReader::next_position() const {
+  size_t span = span_;
+  int64_t offset = span_offset_;
+  while (span < spans_.size() && offset >= spans_[span].second) {
+    ++span;
+    offset = 0;
+  }
+  return span < spans_.size() ? spans_[span].first + offset : footer_.num_rows;
 }
 
 Result<DuckDataChunk> ParquetChunkReader::Next() {
@@ -873,7 +919,16 @@ Result<DuckDataChunk> ParquetChunkReader::Next() {
     duckdb_vector out = chunk.column(i);
     if (columns_[i].row_number) {
       auto* data = static_cast<int64_t*>(duckdb_vector_get_data(out));
-      for (idx_t r = 0; r < n; ++r) data[r] = rows_read_ + static_cast<int64_t>(r);
+      size_t span = span_;
+      int64_t offset = span_offset_;
+      for (idx_t r = 0; r < n; ++r) {
+        while (span < spans_.size() && offset >= spans_[span].second) {
+          ++span;
+          offset = 0;
+        }
+        data[r] = span < spans_.size() ? spans_[span].first + offset : rows_read_ + static_cast<int64_t>(r);
+        ++offset;
+      }
     } else if (decoders_[i] == nullptr) {
       duckdb_vector_ensure_validity_writable(out);
       uint64_t* validity = duckdb_vector_get_validity(out);
@@ -885,6 +940,18 @@ Result<DuckDataChunk> ParquetChunkReader::Next() {
   }
   duckdb_data_chunk_set_size(chunk.raw(), n);
   rows_read_ += static_cast<int64_t>(n);
+  // Moves the row-number cursor past the rows returned.
+  for (int64_t left = static_cast<int64_t>(n); left > 0 && span_ < spans_.size();) {
+    const int64_t in_span = spans_[span_].second - span_offset_;
+    if (left < in_span) {
+      span_offset_ += left;
+      left = 0;
+    } else {
+      left -= in_span;
+      ++span_;
+      span_offset_ = 0;
+    }
+  }
   return chunk;
 }
 

@@ -23,6 +23,9 @@
 // from Next(), when the page is met: rows_read() then says how many rows were already returned, and the
 // caller continues the file through DuckDB from that row (file_row_number >= rows_read()).
 //
+// Row groups can be left out (SelectRowGroups, for pruning by their statistics): their chunks are never
+// read, and row numbers stay the rows' positions in the file.
+//
 // Reading: each column chunk of a row group is read with one pread, then decoded page by page into the
 // output chunk, across page and row-group boundaries. Memory: one column chunk per column plus one
 // decompressed page. Every read is bounds-checked, and no allocation is sized by the file's claims beyond
@@ -36,6 +39,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tide/base/result.h"
@@ -64,10 +68,20 @@ class ParquetChunkReader {
   ParquetChunkReader(const ParquetChunkReader&) = delete;
   ParquetChunkReader& operator=(const ParquetChunkReader&) = delete;
 
-  // The file's row count (from its footer).
+  // The file's footer (schema, row groups and their statistics).
+  const ParquetFooter& footer() const { return footer_; }
+  // Reads only the row groups whose entry in `keep` (one per row group of footer()) is true; the rows of
+  // the others are never read nor returned, and row numbers stay positions in the file. Call before the
+  // first Next. InvalidArgument when `keep` has the wrong size.
+  Status SelectRowGroups(std::vector<bool> keep);
+  // The rows the reader returns in all (the file's, or those of the selected row groups).
   int64_t row_count() const { return total_rows_; }
   // Rows returned so far.
   int64_t rows_read() const { return rows_read_; }
+  // The position in the file of the next row Next would return (the file's row count at the end).
+  int64_t next_position() const;
+  // Row groups the reader reads (all, or the selected ones).
+  int64_t row_groups_read() const { return row_groups_read_; }
 
   // The next up to duckdb_vector_size() rows as a chunk whose column i has columns[i].type; an empty
   // (false) chunk at the end. After an error the reader must not be used further.
@@ -86,6 +100,13 @@ class ParquetChunkReader {
   std::vector<std::unique_ptr<Column>> decoders_;  // parallel to columns_; null for row numbers and absent
   int64_t total_rows_ = 0;
   int64_t rows_read_ = 0;
+  // Row-group selection (SelectRowGroups): empty keeps every group. The columns look at it.
+  std::vector<bool> keep_;
+  // The selected groups' rows as (first position in the file, rows), for row numbers.
+  std::vector<std::pair<int64_t, int64_t>> spans_;
+  size_t span_ = 0;          // the span holding the next row
+  int64_t span_offset_ = 0;  // its offset in that span
+  int64_t row_groups_read_ = 0;
 };
 
 }  // namespace tide

@@ -329,6 +329,45 @@ TEST(ParquetChunkReaderTest, ChunksOutliveTheReaderAndRowNumbersCount) {
   EXPECT_EQ(row, 5000);
 }
 
+TEST(ParquetChunkReaderTest, SelectedRowGroupsKeepTheirRowNumbers) {
+  testing::TempDir dir;
+  ParquetWriteOptions options;
+  options.row_group_rows = 1000;
+  std::string path = WriteSample(dir.path(), "a.parquet", AllTypes(), 5000, options);
+  std::vector<ParquetChunkColumn> cols;
+  cols.push_back({"", std::nullopt, TypeOf("BIGINT"), true});
+  cols.push_back({"req", 17, TypeOf("INTEGER")});  // holds the row index
+  auto reader = ParquetChunkReader::Open(path, std::move(cols));
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  ASSERT_EQ((*reader)->footer().row_groups.size(), 5u);
+  EXPECT_FALSE((*reader)->SelectRowGroups({true, false}).ok());  // one entry per row group
+  ASSERT_TRUE((*reader)->SelectRowGroups({false, true, false, true, true}).ok());
+  EXPECT_EQ((*reader)->row_count(), 3000);
+  EXPECT_EQ((*reader)->row_groups_read(), 3);
+  EXPECT_EQ((*reader)->next_position(), 1000);
+  std::vector<int64_t> positions;
+  while (true) {
+    auto chunk = (*reader)->Next();
+    ASSERT_TRUE(chunk.ok()) << chunk.status().ToString();
+    if (!*chunk) break;
+    const auto* numbers = static_cast<const int64_t*>(duckdb_vector_get_data(chunk->column(0)));
+    const auto* req = static_cast<const int32_t*>(duckdb_vector_get_data(chunk->column(1)));
+    for (idx_t r = 0; r < chunk->size(); ++r) {
+      ASSERT_EQ(numbers[r], req[r]) << "a row number is the row's position in the file";
+      positions.push_back(numbers[r]);
+    }
+  }
+  ASSERT_EQ(positions.size(), 3000u);
+  for (size_t i = 0; i < positions.size(); ++i) {
+    ASSERT_EQ(positions[i], i < 1000 ? 1000 + static_cast<int64_t>(i) : 2000 + static_cast<int64_t>(i)) << i;
+  }
+  EXPECT_EQ((*reader)->next_position(), 5000);
+  // The footer keeps each column chunk's statistics (Tide's writer writes min, max and null count).
+  for (const ParquetRowGroup& rg : (*reader)->footer().row_groups) {
+    for (const ParquetColumnChunk& chunk : rg.columns) EXPECT_TRUE(chunk.statistics.null_count.has_value());
+  }
+}
+
 // Files DuckDB writes: dictionaries for numbers too, every column OPTIONAL, pages v1 or v2 (v2 also
 // brings DELTA encodings, which the reader refuses when it meets them: NotSupported, never wrong values).
 TEST(ParquetChunkReaderTest, DuckDBWrittenFilesMatchOrAreNotSupported) {

@@ -122,6 +122,30 @@ Status ReadSchemaElement(Reader& in, ParquetSchemaElement* e) {
   });
 }
 
+// Statistics: 1 max, 2 min (deprecated), 3 null_count, 4 distinct_count, 5 max_value, 6 min_value.
+Status ReadStatistics(Reader& in, ParquetStatistics* stats) {
+  return in.ReadStruct([&](uint8_t t, int16_t id) -> Status {
+    auto binary = [&](std::optional<std::string>* out) -> Status {
+      if (t != kThriftBinary) return in.Skip(t);
+      TIDE_ASSIGN_OR_RETURN(std::string_view v, in.Binary());
+      *out = std::string(v);
+      return Status::OK();
+    };
+    switch (id) {
+      case 1: return binary(&stats->legacy_max);
+      case 2: return binary(&stats->legacy_min);
+      case 3: {
+        TIDE_ASSIGN_OR_RETURN(int64_t v, in.Int(t));
+        if (v >= 0) stats->null_count = v;
+        return Status::OK();
+      }
+      case 5: return binary(&stats->max_value);
+      case 6: return binary(&stats->min_value);
+      default: return in.Skip(t);
+    }
+  });
+}
+
 Status ReadColumnMeta(Reader& in, ParquetColumnChunk* m) {
   return in.ReadStruct([&](uint8_t t, int16_t id) -> Status {
     switch (id) {
@@ -141,6 +165,9 @@ Status ReadColumnMeta(Reader& in, ParquetColumnChunk* m) {
         m->dictionary_page_offset = v;
         return Status::OK();
       }
+      case 12:
+        if (t != kThriftStruct) return in.Skip(t);
+        return ReadStatistics(in, &m->statistics);
       default: return in.Skip(t);
     }
   });

@@ -1,6 +1,7 @@
 // ParquetFooter: the parts of a Parquet file's footer (the Thrift FileMetaData after the data) that Tide
 // reads itself: the schema in its flat pre-order form (names, physical and logical types, repetition,
-// field ids), the row groups with their column chunks, the row count and the writer's name.
+// field ids), the row groups with their column chunks (and each chunk's min/max statistics), the row count
+// and the writer's name.
 //
 // Tide parses the footer itself (thrift_compact.h) instead of asking DuckDB's parquet_schema() and
 // parquet_file_metadata(): two small reads instead of two SQL queries per file, which is most of the cost
@@ -38,6 +39,16 @@ struct ParquetSchemaElement {
   std::string logical_type;               // e.g. "TIMESTAMP(MILLIS,UTC=false)", "DECIMAL(23,5)"; empty if none
 };
 
+// A column chunk's statistics (Parquet's Statistics struct), as stored: plain-encoded values of the
+// column's physical type (little-endian numbers, the bytes of strings and binaries). `min_value` and
+// `max_value` are the current fields, ordered by the column's logical type (strings: unsigned bytes);
+// `legacy_min`/`legacy_max` the deprecated ones, ordered as signed values (right for integers only).
+struct ParquetStatistics {
+  std::optional<std::string> min_value, max_value;
+  std::optional<std::string> legacy_min, legacy_max;
+  std::optional<int64_t> null_count;
+};
+
 struct ParquetColumnChunk {
   int32_t type = -1;   // ParquetPhysicalType
   int32_t codec = 0;   // 0 UNCOMPRESSED, 1 SNAPPY, 2 GZIP, 5 LZ4, 6 ZSTD, 7 LZ4_RAW, ...
@@ -46,6 +57,7 @@ struct ParquetColumnChunk {
   int64_t data_page_offset = 0;
   std::optional<int64_t> dictionary_page_offset;
   std::vector<std::string> path;  // path_in_schema
+  ParquetStatistics statistics;   // empty when the writer kept none
 };
 
 struct ParquetRowGroup {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <set>
 
@@ -15,6 +16,7 @@
 #include "tide/sql/lake_connection.h"
 #include "tide/sql/result_text.h"
 #include "tide/table/source/data_file_open_counter.h"
+#include "tide/table/source/row_group_pruner.h"
 #include "tide/table/table_test_util.h"
 
 namespace tide {
@@ -166,6 +168,31 @@ TEST_F(PushdownCountTest, PartitionFilterOpensOnlyThatPartition) {
   EXPECT_EQ(range.paths().size(), 16u);
 }
 
+TEST_F(PushdownCountTest, KeyRangeReadsOnlyTheRowGroupsThatHoldIt) {
+  OpenLake t = Open(warehouse_);
+  // Every file of a hash-bucketed table spans the whole key range, so a range opens every file; inside
+  // each, only the row groups (16384 rows) whose key statistics overlap the range are read.
+  const std::string sql = "SELECT count(*), min(v), max(id) FROM shop.big WHERE id BETWEEN 1000000 AND 1000999";
+  int64_t read_before = RowGroupsRead(), skipped_before = RowGroupsSkipped();
+  int64_t opened_before = DataFilesOpened();
+  std::vector<std::string> pruned = SortedRows(*t.lake, *t.renderer, sql);
+  int64_t read = RowGroupsRead() - read_before, skipped = RowGroupsSkipped() - skipped_before;
+  int64_t opened = DataFilesOpened() - opened_before;
+  EXPECT_THAT(pruned, ::testing::ElementsAre("1000|u1000006|1000999"));
+  EXPECT_EQ(opened, 32);
+  // A range of 1000 keys lies in at most two row groups of a file; the files of the second commit (every
+  // seventh key) hold one row group each.
+  EXPECT_LE(read, 2 * opened) << read << " read, " << skipped << " skipped";
+  EXPECT_GT(skipped, 2 * read);
+
+  t.lake->pushdown().set_enabled(false);
+  read_before = RowGroupsRead();
+  skipped_before = RowGroupsSkipped();
+  EXPECT_EQ(SortedRows(*t.lake, *t.renderer, sql), pruned);
+  EXPECT_EQ(RowGroupsSkipped() - skipped_before, 0);
+  EXPECT_EQ(RowGroupsRead() - read_before, read + skipped);
+}
+
 TEST_F(PushdownCountTest, UnprunableQueriesReadEverythingAndStayExact) {
   OpenLake t = Open(warehouse_);
   DataFileOpenRecorder recorder;
@@ -264,6 +291,90 @@ TEST(PushdownModelTest, RandomPredicatesReturnTheUnprunedRows) {
   }
   // Pruning happened: the random predicates opened clearly fewer files than the same queries unpruned.
   EXPECT_LT(pruned_opens * 10, unpruned_opens * 9) << pruned_opens << " vs " << unpruned_opens;
+}
+
+// Row groups: files of many small row groups (parquet.block.size), random range conditions on key and
+// value columns, pruned against unpruned; row groups of merged primary-key files are skipped by key
+// conditions only, those of append and deletion-vector files by any condition.
+TEST(PushdownModelTest, RowGroupPruningReturnsTheUnprunedRows) {
+  testing::TempDir dir;
+  std::string warehouse = dir.path() + "/warehouse";
+  std::vector<ModelTable> tables = {
+      {"pk_fixed", {"k"}, {{"bucket", "2"}, {"parquet.block.size", "1kb"}}},
+      {"pk_dv", {"k"}, {{"bucket", "2"}, {"deletion-vectors.enabled", "true"}, {"parquet.block.size", "1kb"}}},
+      {"append", {}, {{"parquet.block.size", "1kb"}}},
+      {"append_bucketed", {}, {{"bucket", "2"}, {"bucket-key", "k"}, {"parquet.block.size", "1kb"}}},
+  };
+  std::mt19937_64 rng(1202);
+  for (const ModelTable& m : tables) {
+    std::string path = warehouse + "/m.db/" + m.name;
+    TableSchema schema = testing::WriterTestSchema(
+        {testing::Field(0, "k", DataType::BigInt(false)), testing::Field(1, "s", DataType::String()),
+         testing::Field(2, "n", DataType::Int()), testing::Field(3, "d", DataType::Decimal(8, 2))},
+        m.primary_keys, {}, m.options);
+    ASSERT_TRUE(testing::CreateWriterTestTable(path, schema).ok());
+    for (int commit = 1; commit <= 3; ++commit) {
+      auto writer = testing::ValueOrFail(TableWrite::Create(FileSystem::Local(), path, schema, "u", {}), "writer");
+      // Ascending keys with gaps, overlapping between commits (updates of primary-key tables); values
+      // follow the key loosely, so that value statistics narrow too.
+      for (int64_t k = commit * 50; k < 2000; k += 1 + static_cast<int64_t>(rng() % 3)) {
+        Row row{Datum(k), Datum("s" + std::to_string(1000 + k / 7)),
+                rng() % 6 == 0 ? Datum() : Datum(static_cast<int32_t>(k / 5 + static_cast<int64_t>(rng() % 20))),
+                Datum(DecimalValue{static_cast<int128_t>(k * 10 + commit)})};
+        RowKind kind = !m.primary_keys.empty() && rng() % 12 == 0 ? RowKind::kDelete : RowKind::kInsert;
+        ASSERT_TRUE(writer->Write(kind, row).ok());
+      }
+      auto messages = writer->PrepareCommit();
+      ASSERT_TRUE(messages.ok()) << messages.status().ToString();
+      ASSERT_TRUE(testing::CommitMessages(path, *messages, "u", commit).ok());
+    }
+  }
+
+  OpenLake t = Open(warehouse);
+  auto value = [&](const std::string& column) -> std::string {
+    if (column == "k") return std::to_string(static_cast<int64_t>(rng() % 2100) - 50);
+    if (column == "s") return "'s" + std::to_string(1000 + rng() % 300) + "'";
+    if (column == "d") return std::to_string(static_cast<int64_t>(rng() % 21000) - 500) + ".5";
+    return std::to_string(rng() % 420);
+  };
+  const std::vector<std::string> columns = {"k", "k", "s", "n", "d"};
+  const std::vector<std::string> ops = {"=", "<", "<=", ">", ">="};
+  int64_t skipped = 0;
+  std::map<std::string, int64_t> skipped_by_table;
+  for (int q = 0; q < 240; ++q) {
+    const ModelTable& m = tables[static_cast<size_t>(q) % tables.size()];
+    std::vector<std::string> conjuncts;
+    int n = 1 + static_cast<int>(rng() % 2);
+    for (int c = 0; c < n; ++c) {
+      std::string column = columns[rng() % columns.size()];
+      switch (rng() % 4) {
+        case 0: conjuncts.push_back(column + " IN (" + value(column) + ", " + value(column) + ")"); break;
+        case 1: {
+          std::string lo = value(column);
+          conjuncts.push_back(column + " BETWEEN " + lo + " AND " + lo + " + 40");
+          if (column == "s") conjuncts.back() = column + " BETWEEN " + lo + " AND " + value(column);
+          break;
+        }
+        case 2: conjuncts.push_back(column + (rng() % 2 ? " IS NULL" : " IS NOT NULL")); break;
+        default: conjuncts.push_back(column + " " + ops[rng() % ops.size()] + " " + value(column)); break;
+      }
+    }
+    std::string where;
+    for (size_t c = 0; c < conjuncts.size(); ++c) where += (c ? " AND " : "") + conjuncts[c];
+    std::string sql = "SELECT * FROM m." + m.name + " WHERE " + where;
+    t.lake->pushdown().set_enabled(true);
+    int64_t before = RowGroupsSkipped();
+    std::vector<std::string> pruned = SortedRows(*t.lake, *t.renderer, sql);
+    skipped += RowGroupsSkipped() - before;
+    skipped_by_table[m.name] += RowGroupsSkipped() - before;
+    t.lake->pushdown().set_enabled(false);
+    std::vector<std::string> unpruned = SortedRows(*t.lake, *t.renderer, sql);
+    ASSERT_EQ(pruned, unpruned) << sql;
+    ASSERT_FALSE(!unpruned.empty() && unpruned[0].starts_with("ERROR")) << sql << ": " << unpruned[0];
+  }
+  // Row groups were skipped in every kind of table.
+  for (const ModelTable& m : tables) EXPECT_GT(skipped_by_table[m.name], 0) << m.name;
+  EXPECT_GT(skipped, 1000);
 }
 
 }  // namespace

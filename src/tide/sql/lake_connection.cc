@@ -27,12 +27,43 @@ Status WithoutStatementContext(const Status& status) {
 
 }  // namespace
 
-Result<std::unique_ptr<LakeConnection>> LakeConnection::OpenWarehouse(FileSystem* fs, std::string warehouse) {
-  TIDE_ASSIGN_OR_RETURN(std::shared_ptr<TableSource> source, OpenCatalogSource(fs, std::move(warehouse)));
-  return Open(std::move(source));
+namespace {
+
+// Words of statements that list the catalog or name tables at run time: every view is needed.
+constexpr const char* kCatalogWords[] = {"show",   "describe", "summarize",    "pragma",        "export",
+                                         "query",  "duckdb_",  "information_schema", "pg_catalog", "sqlite_master",
+                                         "table_info"};
+
+}  // namespace
+
+bool StatementListsCatalog(std::string_view sql_lower) {
+  for (const char* word : kCatalogWords) {
+    if (sql_lower.find(word) != std::string_view::npos) return true;
+  }
+  return false;
 }
 
-Result<std::unique_ptr<LakeConnection>> LakeConnection::Open(std::shared_ptr<const TableSource> source) {
+bool StatementMayNameTable(std::string_view sql_lower, const std::string& table) {
+  if (StatementListsCatalog(sql_lower)) return true;
+  for (char c : table) {
+    // DuckDB folds case beyond ASCII too; such a name is not matched by text.
+    if (static_cast<unsigned char>(c) >= 0x80) return true;
+  }
+  std::string name = ToLower(table);
+  if (sql_lower.find(name) != std::string_view::npos) return true;
+  std::string quoted;
+  for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return sql_lower.find(quoted) != std::string_view::npos;
+}
+
+Result<std::unique_ptr<LakeConnection>> LakeConnection::OpenWarehouse(FileSystem* fs, std::string warehouse,
+                                                                      LakeOpenOptions options) {
+  TIDE_ASSIGN_OR_RETURN(std::shared_ptr<TableSource> source, OpenCatalogSource(fs, std::move(warehouse)));
+  return Open(std::move(source), std::move(options));
+}
+
+Result<std::unique_ptr<LakeConnection>> LakeConnection::Open(std::shared_ptr<const TableSource> source,
+                                                             LakeOpenOptions options) {
   std::unique_ptr<LakeConnection> lake(new LakeConnection());
   lake->source_ = std::move(source);
   lake->pushdown_ = std::make_unique<FilterPushdown>(lake->source_);
@@ -40,12 +71,14 @@ Result<std::unique_ptr<LakeConnection>> LakeConnection::Open(std::shared_ptr<con
   TIDE_ASSIGN_OR_RETURN(lake->connection_, lake->database_.Connect());
   TIDE_RETURN_IF_ERROR(RegisterPaimonScan(lake->connection_, lake->source_));
   TIDE_RETURN_IF_ERROR(RegisterSystemTables(lake->connection_, lake->source_));
-  TIDE_RETURN_IF_ERROR(lake->CreateViews());
+  TIDE_RETURN_IF_ERROR(lake->CreateViews(options));
   TIDE_RETURN_IF_ERROR(lake->pushdown_->SnapshotViewDefinitions(lake->connection_));
   return lake;
 }
 
-Status LakeConnection::CreateViews() {
+Status LakeConnection::CreateViews(const LakeOpenOptions& options) {
+  std::optional<std::string> sql_lower;
+  if (options.views_for && !StatementListsCatalog(ToLower(*options.views_for))) sql_lower = ToLower(*options.views_for);
   TIDE_ASSIGN_OR_RETURN(std::vector<std::string> databases, source_->ListDatabases());
   for (const std::string& database : databases) {
     Status created = connection_.Execute("CREATE SCHEMA IF NOT EXISTS " + QuoteSqlIdentifier(database));
@@ -59,7 +92,8 @@ Status LakeConnection::CreateViews() {
       continue;
     }
     for (const std::string& table : *tables) {
-      Status st = CreateTableViews(database, table);
+      if (sql_lower && !StatementMayNameTable(*sql_lower, table)) continue;
+      Status st = CreateTableViews(database, table, sql_lower ? &*sql_lower : nullptr);
       if (!st.ok()) skipped_.push_back(SkippedTable{database, table, WithoutStatementContext(st)});
     }
   }
@@ -70,7 +104,11 @@ Status LakeConnection::CreateViews() {
   return Status::OK();
 }
 
-Status LakeConnection::CreateTableViews(const std::string& database, const std::string& table) {
+Status LakeConnection::CreateTableViews(const std::string& database, const std::string& table,
+                                        const std::string* sql_lower) {
+  auto wanted = [sql_lower](const std::string& name) {
+    return sql_lower == nullptr || sql_lower->find("$" + name) != std::string::npos;
+  };
   // Checked here first so that the reason is Tide's own message (CREATE VIEW would wrap it in a binder
   // error); CREATE VIEW then binds paimon_scan, which reads the schema again.
   TableIdentifier id{database, table};
@@ -82,11 +120,12 @@ Status LakeConnection::CreateTableViews(const std::string& database, const std::
   std::string schema = QuoteSqlIdentifier(database) + ".";
   TIDE_RETURN_IF_ERROR(connection_.Execute(fmt::format("CREATE VIEW {}{} AS SELECT * FROM {}({})", schema,
                                                        QuoteSqlIdentifier(table), kPaimonScanFunction, name)));
-  TIDE_RETURN_IF_ERROR(CreateAuditLogView(connection_, id));
-  TIDE_RETURN_IF_ERROR(CreateTableSystemViews(connection_, id));
+  if (wanted("audit_log")) TIDE_RETURN_IF_ERROR(CreateAuditLogView(connection_, id));
+  TIDE_RETURN_IF_ERROR(CreateTableSystemViews(connection_, id, wanted));
   pushdown_->AddView(database, table, id, LakeViewKind::kTable);
-  pushdown_->AddView(database, table + "$audit_log", id, LakeViewKind::kOther);
+  if (wanted("audit_log")) pushdown_->AddView(database, table + "$audit_log", id, LakeViewKind::kOther);
   for (const std::string& n : TableSystemTableNames()) {
+    if (!wanted(n)) continue;
     pushdown_->AddView(database, table + "$" + n, id, n == "ro" ? LakeViewKind::kReadOptimized : LakeViewKind::kOther);
   }
   return Status::OK();

@@ -14,11 +14,20 @@
 // clashes in DuckDB's case-insensitive catalog) is skipped and reported in skipped(), never fatal;
 // paimon_scan still reports the same reason when asked for it.
 //
+// Opened for known statements (LakeOpenOptions::views_for: `tide sql "SQL"`), only the tables those
+// statements can name get views: those whose name appears in the text (any case, also quoted), or every
+// table when the text lists the catalog (SHOW, DESCRIBE, SUMMARIZE, PRAGMA, EXPORT, information_schema,
+// duckdb_* functions, query/query_table, which may name a table built at run time); and of a named
+// table's system-table views only those whose `$<name>` appears. A table's views cost a read of its
+// schema and about fifteen view definitions DuckDB binds, so a run pays only for what it can use.
+//
 // Thread-safety: one thread uses a LakeConnection at a time. The database may serve other connections
 // opened from database() on other threads.
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -38,12 +47,27 @@ struct SkippedTable {
   std::string ToString() const;  // "table db.t: <reason>"
 };
 
+struct LakeOpenOptions {
+  // The statements the connection will run, when known: only the tables they can name get views (see
+  // the header comment). Unset: every table.
+  std::optional<std::string> views_for;
+};
+
+// Whether `sql_lower` (a statement's text in lower case) lists the catalog or may name tables at run
+// time: every view is needed.
+bool StatementListsCatalog(std::string_view sql_lower);
+// Whether `sql` may name the lake table `table` (its name appears in the text, any case, also with its
+// quotes doubled), or every table (it lists the catalog). `sql_lower` is the text in lower case.
+bool StatementMayNameTable(std::string_view sql_lower, const std::string& table);
+
 class LakeConnection {
  public:
   // Opens over the warehouse folder `warehouse` on `fs` (which must outlive the connection).
-  static Result<std::unique_ptr<LakeConnection>> OpenWarehouse(FileSystem* fs, std::string warehouse);
+  static Result<std::unique_ptr<LakeConnection>> OpenWarehouse(FileSystem* fs, std::string warehouse,
+                                                               LakeOpenOptions options = {});
   // Opens over any table source (the catalog, or a test's).
-  static Result<std::unique_ptr<LakeConnection>> Open(std::shared_ptr<const TableSource> source);
+  static Result<std::unique_ptr<LakeConnection>> Open(std::shared_ptr<const TableSource> source,
+                                                      LakeOpenOptions options = {});
 
   LakeConnection(const LakeConnection&) = delete;
   LakeConnection& operator=(const LakeConnection&) = delete;
@@ -64,8 +88,9 @@ class LakeConnection {
 
  private:
   LakeConnection() = default;
-  Status CreateViews();
-  Status CreateTableViews(const std::string& database, const std::string& table);
+  Status CreateViews(const LakeOpenOptions& options);
+  // `sql_lower`: the statements to come (lower case), when known: only the system views they name.
+  Status CreateTableViews(const std::string& database, const std::string& table, const std::string* sql_lower);
 
   std::shared_ptr<const TableSource> source_;
   DuckDB database_;

@@ -16,12 +16,52 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
+using ::testing::Not;
 
 TestTable OneColumnTable(const std::string& value) {
   TestTable t;
   t.schema = MakeSchema({{"v", DataType::String()}});
   t.rows = {Row{Datum(value)}};
   return t;
+}
+
+TEST(LakeConnectionTest, StatementsGivenUpFrontGetOnlyTheViewsTheyCanName) {
+  auto source = std::make_shared<TestTableSource>();
+  source->Add("shop", "orders", OneColumnTable("order"));
+  source->Add("shop", "users", OneColumnTable("user"));
+  source->Add("crm", "Order \"Items\"", OneColumnTable("item"));
+  auto views = [](TestLake& lake) {
+    return lake.Rows("SELECT table_schema || '.' || table_name FROM information_schema.tables WHERE table_type = "
+                     "'VIEW' AND table_name NOT LIKE '%$%' AND table_schema <> 'sys' ORDER BY ALL");
+  };
+  {
+    TestLake lake = TestLake::Open(source, LakeOpenOptions{"SELECT v FROM Shop.ORDERS WHERE v <> 'x'; "
+                                                           "SELECT count(*) FROM shop.\"Orders$Snapshots\""});
+    EXPECT_THAT(lake.Rows("SELECT v FROM shop.orders"), ElementsAre("order"));
+    EXPECT_THAT(lake.Rows("SELECT count(*) FROM shop.\"orders$snapshots\""), ElementsAre(Not(HasSubstr("ERROR"))));
+    EXPECT_THAT(views(lake), ElementsAre("shop.orders"));
+    // Of its system views, only those the text names.
+    EXPECT_THAT(lake.Rows("SELECT table_name FROM information_schema.tables WHERE table_name LIKE '%$%' ORDER BY ALL"),
+                ElementsAre("orders$snapshots"));
+    // Every schema exists, so a table not named fails as a missing table of its database.
+    EXPECT_THAT(lake.Rows("SELECT v FROM shop.users"), ElementsAre(HasSubstr("users does not exist")));
+    // paimon_scan and the sys views need no view of the table.
+    EXPECT_THAT(lake.Rows("SELECT v FROM paimon_scan('shop.users')"), ElementsAre("user"));
+    EXPECT_THAT(lake.Rows("SELECT count(*) FROM sys.tables"), ElementsAre("3"));
+  }
+  {
+    // A quoted name, written with its quotes doubled.
+    TestLake lake = TestLake::Open(source, LakeOpenOptions{"SELECT v FROM crm.\"order \"\"items\"\"\""});
+    EXPECT_THAT(views(lake), ElementsAre("crm.Order \"Items\""));
+  }
+  for (const char* listing : {"SHOW TABLES", "select * from information_schema.columns", "DESCRIBE",
+                              "SELECT * FROM duckdb_views()", "FROM query_table('shop.' || 'users')"}) {
+    TestLake lake = TestLake::Open(source, LakeOpenOptions{listing});
+    EXPECT_THAT(views(lake), ElementsAre("crm.Order \"Items\"", "shop.orders", "shop.users")) << listing;
+  }
+  EXPECT_TRUE(StatementMayNameTable("select 1 from crm.t", "T"));
+  EXPECT_FALSE(StatementMayNameTable("select 1 from crm.t", "u"));
+  EXPECT_TRUE(StatementMayNameTable("select 1", "caf\xc3\xa9"));  // not ASCII: never ruled out by text
 }
 
 TEST(LakeConnectionTest, ShowsEveryTableAsAViewInASchemaPerDatabase) {

@@ -34,9 +34,9 @@ struct TestLake {
   std::unique_ptr<LakeConnection> lake;
   std::unique_ptr<ResultRenderer> renderer;
 
-  static TestLake Open(std::shared_ptr<const TableSource> source) {
+  static TestLake Open(std::shared_ptr<const TableSource> source, LakeOpenOptions options = {}) {
     TestLake t;
-    auto lake = LakeConnection::Open(std::move(source));
+    auto lake = LakeConnection::Open(std::move(source), std::move(options));
     EXPECT_TRUE(lake.ok()) << lake.status().ToString();
     if (!lake.ok()) return t;
     t.lake = std::move(lake).value();

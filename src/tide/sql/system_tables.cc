@@ -36,15 +36,18 @@ std::vector<std::string> TableSystemTableNames() {
   return names;
 }
 
-Status CreateTableSystemViews(DuckConnection& connection, const TableIdentifier& id) {
+Status CreateTableSystemViews(DuckConnection& connection, const TableIdentifier& id,
+                              const std::function<bool(const std::string&)>& wanted) {
   std::string name = QuoteSqlString(FormatSqlTableName(id));
   std::string schema = QuoteSqlIdentifier(id.database) + ".";
   for (const SystemTable& t : AllSystemTables()) {
     if (t.scope != SystemTableScope::kTable) continue;
+    if (wanted && !wanted(t.name)) continue;
     TIDE_RETURN_IF_ERROR(connection.Execute(fmt::format("CREATE VIEW {}{} AS SELECT * FROM {}({})", schema,
                                                         QuoteSqlIdentifier(id.table + "$" + t.name), t.function,
                                                         name)));
   }
+  if (wanted && !wanted(kReadOptimized)) return Status::OK();
   return connection.Execute(fmt::format("CREATE VIEW {}{} AS SELECT * FROM {}({}, read_optimized => true)", schema,
                                         QuoteSqlIdentifier(id.table + "$" + kReadOptimized), kPaimonScanFunction,
                                         name));

@@ -13,6 +13,8 @@
 // connection on the calling thread; the functions are safe on any thread (system_table.h).
 #pragma once
 
+#include <functional>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,7 +37,9 @@ Status RegisterSystemTables(const DuckConnection& connection, std::shared_ptr<co
 std::vector<std::string> TableSystemTableNames();
 
 // Creates the views `<db>."<table>$<name>"` of every system table of `id` (the schema `<db>` exists).
-Status CreateTableSystemViews(DuckConnection& connection, const TableIdentifier& id);
+// `wanted` (when given) says which of them to create, by name (`snapshots`, `ro`, ...).
+Status CreateTableSystemViews(DuckConnection& connection, const TableIdentifier& id,
+                              const std::function<bool(const std::string&)>& wanted = nullptr);
 
 // Creates the schema `sys` and its views. AlreadyExists when the warehouse has a database named `sys`
 // (its tables keep the name; the warehouse-wide tables are then only reachable as functions).

@@ -41,18 +41,81 @@ Result<std::unique_ptr<TableReader>> NewIncrementalReader(const Table& table, co
                                    table.name());
   }
   SnapshotManager snapshots(table.fs(), table.metadata_path());
+  IncrementalScan scan(table.fs(), table.path(), table.metadata_path(), table.name(), table.latest_schema());
+  bool diff = IsDiffScanMode(options.scan_mode);
+  std::optional<std::pair<Snapshot, Snapshot>> compared;  // a diff: (start, end)
   SnapshotRange range;
   if (options.between) {
-    TIDE_ASSIGN_OR_RETURN(range, ResolveBetweenSnapshotIds(snapshots, *options.between, table.name()));
+    // Java: two existing tags name a diff of the tags' snapshots (or, with
+    // incremental-between-tag-to-snapshot, the range of their snapshot ids); otherwise snapshot ids.
+    TIDE_ASSIGN_OR_RETURN(std::optional<TagPair> tags, ResolveBetweenTags(snapshots, *options.between, table.name()));
+    const auto& table_options = table.latest_schema().options;
+    auto to_snapshot = table_options.find("incremental-between-tag-to-snapshot");
+    bool tag_to_snapshot = to_snapshot != table_options.end() && ToLower(Trim(to_snapshot->second)) == "true";
+    if (tags && !tag_to_snapshot) {
+      if (tags->end.id < tags->start.id) {
+        return Status::InvalidArgument(
+            "table {}: incremental_between '{}': tag '{}' (snapshot {}) is older than tag '{}' (snapshot {}); give the "
+            "older tag first",
+            table.name(), *options.between, tags->end_name, tags->end.id, tags->start_name, tags->start.id);
+      }
+      diff = true;
+      if (tags->start.id != tags->end.id) compared.emplace(tags->start, tags->end);
+    } else if (tags) {
+      if (diff) {
+        return Status::InvalidArgument(
+            "table {}: incremental-between-tag-to-snapshot reads the tags' snapshot range in delta or changelog mode, "
+            "not diff",
+            table.name());
+      }
+      if (tags->end.id < tags->start.id) {
+        return Status::InvalidArgument("table {}: incremental_between '{}': the end tag's snapshot {} is before the "
+                                       "start tag's snapshot {}",
+                                       table.name(), *options.between, tags->end.id, tags->start.id);
+      }
+      range = SnapshotRange{tags->start.id, tags->end.id};
+    } else {
+      TIDE_ASSIGN_OR_RETURN(range, ResolveBetweenSnapshotIds(snapshots, *options.between, table.name()));
+      if (diff && !range.empty()) {
+        // Java compares the two snapshots themselves: the start must exist too.
+        auto start = snapshots.Get(range.start_exclusive);
+        if (!start.ok()) {
+          return start.status().WithContext(
+              fmt::format("table {}: incremental_between '{}' in diff mode compares snapshot {} with snapshot {}",
+                          table.name(), *options.between, range.start_exclusive, range.end_inclusive));
+        }
+        TIDE_ASSIGN_OR_RETURN(Snapshot end, snapshots.Get(range.end_inclusive));
+        compared.emplace(std::move(start).value(), std::move(end));
+      }
+    }
   } else {
     TIDE_ASSIGN_OR_RETURN(range, ResolveBetweenTimestamps(snapshots, *options.between_timestamp, table.name()));
+    if (diff && !range.empty()) {
+      // Java's diff by timestamps compares the snapshot at or before T1 (else the earliest) with the one at
+      // or before T2.
+      TIDE_ASSIGN_OR_RETURN(auto earliest, snapshots.EarliestId());
+      int64_t start_id = earliest ? std::max(range.start_exclusive, *earliest) : range.start_exclusive;
+      if (start_id < range.end_inclusive) {
+        TIDE_ASSIGN_OR_RETURN(Snapshot start, snapshots.Get(start_id));
+        TIDE_ASSIGN_OR_RETURN(Snapshot end, snapshots.Get(range.end_inclusive));
+        compared.emplace(std::move(start), std::move(end));
+      }
+    }
   }
-  TIDE_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::Create(table.latest_schema(), table.name()));
-  TIDE_ASSIGN_OR_RETURN(ChangeScanMode mode, ResolveChangeScanMode(core, options.scan_mode, table.name()));
-  IncrementalScan scan(table.fs(), table.path(), table.metadata_path(), table.name(), table.latest_schema());
   std::vector<SnapshotChanges> changes;
-  if (!range.empty()) TIDE_ASSIGN_OR_RETURN(changes, scan.PlanRange(range, mode));
-  TIDE_ASSIGN_OR_RETURN(auto reader, ChangeReader::Open(ContextOf(table, ProjectionOf(options), ChangeReadMode::kChanges),
+  ChangeReadMode read_mode = ChangeReadMode::kChanges;
+  if (diff) {
+    read_mode = ChangeReadMode::kDiff;
+    if (compared) {
+      TIDE_ASSIGN_OR_RETURN(SnapshotChanges planned, scan.PlanDiff(compared->first, compared->second));
+      changes.push_back(std::move(planned));
+    }
+  } else {
+    TIDE_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::Create(table.latest_schema(), table.name()));
+    TIDE_ASSIGN_OR_RETURN(ChangeScanMode mode, ResolveChangeScanMode(core, options.scan_mode, table.name()));
+    if (!range.empty()) TIDE_ASSIGN_OR_RETURN(changes, scan.PlanRange(range, mode));
+  }
+  TIDE_ASSIGN_OR_RETURN(auto reader, ChangeReader::Open(ContextOf(table, ProjectionOf(options), read_mode),
                                                         std::move(changes)));
   return std::unique_ptr<TableReader>(new ChangeTableReader(std::move(reader), options.with_row_kind, HasFields(options)));
 }

@@ -3,7 +3,9 @@
 // streaming DataTableStreamScan).
 //
 // Incremental reads (NewIncrementalReader) return the changes of the snapshots in (S1, S2] with their row
-// kinds, from delta or changelog files (source/incremental_scan.h), in the table's latest schema.
+// kinds, from delta or changelog files (source/incremental_scan.h), in the table's latest schema; in
+// diff mode, or between two tags (as Java, unless `incremental-between-tag-to-snapshot`), the
+// difference of the two snapshots' contents (source/change_reader.h).
 //
 // The audit log (NewAuditLogReader) is a batch read of the latest snapshot that keeps each row's kind,
 // as Java's `$audit_log` batch read (source/change_reader.h).
@@ -35,9 +37,9 @@
 namespace tide {
 
 struct IncrementalReadOptions {
-  std::optional<std::string> between;            // "S1,S2": snapshots (S1, S2]
+  std::optional<std::string> between;            // "S1,S2": snapshots (S1, S2]; "TAG1,TAG2": two tags
   std::optional<std::string> between_timestamp;  // "T1,T2": epoch milliseconds (T1, T2]
-  std::string scan_mode = "auto";                // incremental-between-scan-mode: auto, delta, changelog
+  std::string scan_mode = "auto";                // incremental-between-scan-mode: auto, delta, changelog, diff
   std::vector<int> projection;                   // indices into the latest schema's fields; empty = all
   bool all_columns = true;                       // false with an empty projection: no table column
   bool with_row_kind = true;                     // a leading `rowkind` column

@@ -269,6 +269,7 @@ Result<std::unique_ptr<TableReader>> Table::NewReader(const ReadOptions& options
   ctx.projection = options.projection;
   ctx.all_columns = options.all_columns;
   ctx.key_equals = options.primary_key_equals;
+  ctx.filter = main_options->filter;
   ctx.read_schema = std::move(schema);
   TIDE_ASSIGN_OR_RETURN(auto snapshot_reader, CreateSnapshotTableReader(std::move(ctx), std::move(splits)));
   std::unique_ptr<TableReader> reader(new VanishAwareTableReader(std::move(snapshot_reader), std::move(target)));

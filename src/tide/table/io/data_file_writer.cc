@@ -63,6 +63,17 @@ Result<DataFileLayout> DataFileLayout::Create(const TableSchema& schema, const C
   // several times cheaper; full scans measured the same (bench/table_scan_bench). Row group sizes are
   // a writer's choice that every Parquet reader, Java's included, accepts.
   if (layout.primary_key) layout.parquet.row_group_rows = kPrimaryKeyRowGroupRows;
+  // Paimon's `parquet.block.size` (a Parquet writer option Java passes through): the bytes a row group
+  // holds at most.
+  auto block_size = schema.options.find("parquet.block.size");
+  if (block_size != schema.options.end()) {
+    TIDE_ASSIGN_OR_RETURN(int64_t bytes, ParseMemorySize(block_size->second, "parquet.block.size"));
+    if (bytes <= 0) {
+      return Status::InvalidArgument("table {}: parquet.block.size must be positive, not '{}'", table_name,
+                                     block_size->second);
+    }
+    layout.parquet.row_group_bytes = bytes;
+  }
   return layout;
 }
 

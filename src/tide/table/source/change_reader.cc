@@ -155,6 +155,13 @@ class ChangeReaderImpl final : public ChangeReader {
       }
       output_.push_back(s.fields[static_cast<size_t>(p)]);
     }
+    if (ctx_.mode == ChangeReadMode::kDiff) {
+      // A diff compares whole rows (Java compares the merged values), so every field is read and the
+      // projection is applied to what the comparison yields.
+      diff_projection_ = ctx_.projection;
+      ctx_.projection.clear();
+      for (size_t i = 0; i < s.fields.size(); ++i) ctx_.projection.push_back(static_cast<int>(i));
+    }
     // A merge needs the key and sequence fields; they follow the projection and are cut off afterwards.
     std::vector<int> needed = ctx_.projection;
     auto need = [&](const std::string& name) -> Result<int> {
@@ -168,7 +175,7 @@ class ChangeReaderImpl final : public ChangeReader {
       needed.push_back(idx);
       return static_cast<int>(needed.size() - 1);
     };
-    if (ctx_.mode == ChangeReadMode::kAuditLog && primary_key_) {
+    if (ctx_.mode != ChangeReadMode::kChanges && primary_key_) {
       for (const auto& k : s.primary_keys) {
         TIDE_ASSIGN_OR_RETURN(int pos, need(k));
         key_positions_.push_back(pos);
@@ -202,7 +209,13 @@ class ChangeReaderImpl final : public ChangeReader {
           split_ = 0;
           continue;
         }
-        TIDE_ASSIGN_OR_RETURN(source_, OpenSplit(changes.splits[split_++]));
+        if (ctx_.mode == ChangeReadMode::kDiff) {
+          const DataSplit* before = split_ < changes.before_splits.size() ? &changes.before_splits[split_] : nullptr;
+          TIDE_ASSIGN_OR_RETURN(source_, OpenDiff(before, changes.splits[split_]));
+          ++split_;
+        } else {
+          TIDE_ASSIGN_OR_RETURN(source_, OpenSplit(changes.splits[split_++]));
+        }
         continue;
       }
       TIDE_ASSIGN_OR_RETURN(bool ok, source_->Next(&kv));
@@ -213,8 +226,13 @@ class ChangeReaderImpl final : public ChangeReader {
       ChangeRecord record;
       record.snapshot_id = changes_[snapshot_].snapshot_id;
       record.kind = primary_key_ ? kv.kind : ValueKind::kInsert;
-      record.row = std::move(kv.row);
-      if (record.row.size() != output_.size()) record.row.resize(output_.size());
+      if (ctx_.mode == ChangeReadMode::kDiff) {
+        record.row.reserve(diff_projection_.size());
+        for (int p : diff_projection_) record.row.push_back(std::move(kv.row[static_cast<size_t>(p)]));
+      } else {
+        record.row = std::move(kv.row);
+        if (record.row.size() != output_.size()) record.row.resize(output_.size());
+      }
       out->push_back(std::move(record));
       ++produced;
     }
@@ -248,7 +266,8 @@ class ChangeReaderImpl final : public ChangeReader {
 
   Result<std::unique_ptr<SplitChanges>> OpenSplit(const DataSplit& split) {
     std::vector<const DataFileMeta*> files;
-    const bool audit = ctx_.mode == ChangeReadMode::kAuditLog;
+    // A diff reads each side as the audit log reads a snapshot.
+    const bool audit = ctx_.mode != ChangeReadMode::kChanges;
     const bool dv = options_.deletion_vectors_enabled();
     const MergeEngine engine = options_.merge_engine();
     // Batch reads do not see level-0 files of deletion-vector and first-row tables (Java's
@@ -299,6 +318,62 @@ class ChangeReaderImpl final : public ChangeReader {
     return std::unique_ptr<SplitChanges>(std::move(source));
   }
 
+  // Every live record a side of a diff holds in the bucket (retractions dropped, as Java's merge
+  // without keep-delete does), sorted by key.
+  Result<std::vector<KeyValue>> ReadDiffSide(const DataSplit& split) {
+    std::vector<KeyValue> records;
+    TIDE_ASSIGN_OR_RETURN(auto source, OpenSplit(split));
+    KeyValue kv;
+    while (true) {
+      TIDE_ASSIGN_OR_RETURN(bool ok, source->Next(&kv));
+      if (!ok) break;
+      if (IsRetract(kv.kind)) continue;
+      records.push_back(std::move(kv));
+    }
+    KeyComparator keys(key_positions_);
+    std::stable_sort(records.begin(), records.end(),
+                     [&keys](const KeyValue& a, const KeyValue& b) { return keys.Compare(a.row, b.row) < 0; });
+    return records;
+  }
+
+  // One bucket of a diff (Java's IncrementalDiffSplitRead): files both snapshots hold were removed by
+  // the plan; the rest of each side is merged per key, and a key only the end holds comes with its own
+  // kind, a key both hold with another value comes as the end's record, and a key only the start holds
+  // comes as -D with its old row (the audit log keeps deletes). Append tables: the end's new files, +I.
+  Result<std::unique_ptr<SplitChanges>> OpenDiff(const DataSplit* before, const DataSplit& after) {
+    if (!primary_key_) return OpenSplit(after);
+    std::vector<KeyValue> old_records;
+    if (before != nullptr) TIDE_ASSIGN_OR_RETURN(old_records, ReadDiffSide(*before));
+    TIDE_ASSIGN_OR_RETURN(std::vector<KeyValue> new_records, ReadDiffSide(after));
+    KeyComparator keys(key_positions_);
+    const size_t width = ctx_.read_schema.fields.size();
+    auto same_value = [width](const Row& a, const Row& b) {
+      for (size_t i = 0; i < width; ++i) {
+        if (!(a[i] == b[i])) return false;
+      }
+      return true;
+    };
+    std::vector<KeyValue> out;
+    size_t i = 0, j = 0;
+    while (i < old_records.size() || j < new_records.size()) {
+      int c = i >= old_records.size()   ? 1
+              : j >= new_records.size() ? -1
+                                        : keys.Compare(old_records[i].row, new_records[j].row);
+      if (c < 0) {
+        KeyValue gone = std::move(old_records[i++]);
+        gone.kind = ValueKind::kDelete;
+        out.push_back(std::move(gone));
+      } else if (c > 0) {
+        out.push_back(std::move(new_records[j++]));
+      } else {
+        if (!same_value(old_records[i].row, new_records[j].row)) out.push_back(std::move(new_records[j]));
+        ++i;
+        ++j;
+      }
+    }
+    return std::unique_ptr<SplitChanges>(new BufferedChanges(std::move(out)));
+  }
+
   ChangeReadContext ctx_;
   CoreOptions options_;
   std::vector<SnapshotChanges> changes_;
@@ -308,6 +383,7 @@ class ChangeReaderImpl final : public ChangeReader {
   std::vector<DataField> needed_;
   std::vector<int> key_positions_;
   std::vector<int> sequence_positions_;
+  std::vector<int> diff_projection_;  // kDiff: the fields returned, of the whole rows compared
   size_t snapshot_ = 0;
   size_t split_ = 0;
   std::unique_ptr<SplitChanges> source_;

@@ -13,6 +13,13 @@
 //     deduplicate engine yields each key's newest record with its own kind (+I, +U, or -D for a delete
 //     not yet compacted away); other merge engines yield their merged row as +I. Level-0 files of
 //     deletion-vector and first-row tables are skipped and deletion vectors applied, as batch reads do.
+//   - diff (ChangeReadMode::kDiff): two snapshots compared, as Java's `incremental-between-scan-mode`
+//     diff (IncrementalDiffSplitRead): per bucket, the files only the start snapshot holds
+//     (SnapshotChanges::before_splits) and the files only the end snapshot holds (splits) are each
+//     merged as the audit log merges them, deletes dropped; a key only the end has comes with its kind,
+//     a key whose whole row differs comes as the end's record, a key only the start has as -D with its
+//     old row. Rows of one bucket come in key order; each side of a bucket is held in memory. Append
+//     tables: the rows of the end's files that the start does not hold, +I.
 // Append tables have no row kinds: every row is +I.
 //
 // Rows are mapped by field id onto `read_schema` (schema evolution) and projected to `projection`.
@@ -43,7 +50,7 @@ std::string_view RowKindShortString(ValueKind kind);
 inline constexpr const char* kRowKindColumn = "rowkind";
 inline constexpr size_t kMaxOrderedSplitRows = 1 << 20;
 
-enum class ChangeReadMode { kChanges, kAuditLog };
+enum class ChangeReadMode { kChanges, kAuditLog, kDiff };
 
 struct ChangeReadContext {
   FileSystem* fs = nullptr;

@@ -299,6 +299,12 @@ Result<bool> ColumnarSplitReader::Refill(Cursor* cursor) {
     auto native = ParquetChunkReader::Open(cursor->file.path, std::move(cursor->native_columns));
     if (native.ok()) {
       cursor->native = std::move(native).value();
+      const int64_t groups = static_cast<int64_t>(cursor->native->footer().row_groups.size());
+      if (!cursor->file.row_group_conditions.empty()) {
+        TIDE_RETURN_IF_ERROR(cursor->native->SelectRowGroups(
+            RowGroupsMayMatch(cursor->native->footer(), cursor->file.row_group_conditions)));
+      }
+      CountRowGroups(cursor->native->row_groups_read(), groups - cursor->native->row_groups_read());
     } else if (native.status().IsNotSupported()) {
       TIDE_RETURN_IF_ERROR(StartQuery(cursor, 0));
     } else {
@@ -314,7 +320,8 @@ Result<bool> ColumnarSplitReader::Refill(Cursor* cursor) {
       } else if (next.status().IsNotSupported()) {
         // A page Tide's reader cannot decode (say, an encoding met mid-file): DuckDB reads on from the
         // first row not yet returned.
-        int64_t resume_at = cursor->native->rows_read();
+        // With row groups left out, DuckDB reads the later ones too: more rows than needed, never fewer.
+        int64_t resume_at = cursor->native->next_position();
         cursor->native.reset();
         TIDE_RETURN_IF_ERROR(StartQuery(cursor, resume_at));
         continue;

@@ -43,6 +43,7 @@
 
 #include "tide/base/result.h"
 #include "tide/table/deletionvectors/deletion_vector.h"
+#include "tide/table/source/row_group_pruner.h"
 #include "tide/types/table_schema.h"
 
 namespace tide {
@@ -65,6 +66,9 @@ struct ColumnarFile {
   int64_t max_sequence_number = 0;
   std::optional<int64_t> delete_row_count;  // -U/-D rows; 0 lets the scan skip _VALUE_KIND
   std::optional<DeletionVector> deletion_vector;
+  // Row groups whose statistics exclude one of these are not read (row_group_pruner.h; the caller
+  // passes only conditions for which leaving rows out is exact). Tide's own reader only.
+  std::vector<RowGroupCondition> row_group_conditions;
 };
 
 class ColumnarSplitReader {

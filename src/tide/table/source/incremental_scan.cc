@@ -1,6 +1,7 @@
 #include "tide/table/source/incremental_scan.h"
 
 #include <map>
+#include <set>
 #include <utility>
 
 #include "tide/base/strings.h"
@@ -23,11 +24,17 @@ Result<ChangeScanMode> ResolveChangeScanMode(const CoreOptions& options, std::st
   }
   if (m == "delta") return ChangeScanMode::kDelta;
   if (m == "changelog") return ChangeScanMode::kChangelog;
-  return Status::InvalidArgument(
-      "table {}: incremental-between-scan-mode '{}' is not one of auto, delta, changelog (Tide does not offer "
-      "Java's 'diff')",
-      table_name, mode);
+  if (m == "diff") {
+    return Status::InvalidArgument(
+        "table {}: incremental-between-scan-mode 'diff' compares two snapshots; it is for incremental_between "
+        "reads only",
+        table_name);
+  }
+  return Status::InvalidArgument("table {}: incremental-between-scan-mode '{}' is not one of auto, delta, changelog, diff",
+                                 table_name, mode);
 }
+
+bool IsDiffScanMode(std::string_view mode) { return ToLower(Trim(mode)) == "diff"; }
 
 namespace {
 
@@ -50,8 +57,9 @@ Result<SnapshotRange> ResolveBetweenSnapshotIds(const SnapshotManager& snapshots
   auto end = ParseInt64(pair.second, "end snapshot id");
   if (!start.ok() || !end.ok()) {
     return Status::InvalidArgument(
-        "table {}: incremental_between '{}' must be two snapshot ids 'S1,S2' (tags are not supported)", table_name,
-        text);
+        "table {}: incremental_between '{}' is neither two tags nor two snapshot ids: give 'S1,S2' (snapshot ids) or "
+        "'TAG1,TAG2' (names of existing tags)",
+        table_name, text);
   }
   if (*end < *start) {
     return Status::InvalidArgument("table {}: incremental_between '{}': the end snapshot {} is before the start {}",
@@ -67,6 +75,25 @@ Result<SnapshotRange> ResolveBetweenSnapshotIds(const SnapshotManager& snapshots
         table_name, text, *earliest - 1, *latest, *latest);
   }
   return SnapshotRange{*start, *end};
+}
+
+Result<std::optional<TagPair>> ResolveBetweenTags(const SnapshotManager& snapshots, std::string_view text,
+                                                  const std::string& table_name) {
+  TIDE_ASSIGN_OR_RETURN(auto pair, SplitPair(text, "incremental_between", table_name));
+  TagPair tags;
+  tags.start_name = pair.first;
+  tags.end_name = pair.second;
+  for (auto [name, snapshot] : {std::pair{&tags.start_name, &tags.start}, std::pair{&tags.end_name, &tags.end}}) {
+    // A name that cannot be a tag file's name (empty, with '/') is no tag.
+    if (name->empty() || name->find('/') != std::string::npos) return std::optional<TagPair>();
+    auto tagged = snapshots.Tag(*name);
+    if (!tagged.ok()) {
+      if (tagged.status().IsNotFound()) return std::optional<TagPair>();
+      return tagged.status().WithContext(fmt::format("table {}: tag '{}'", table_name, *name));
+    }
+    *snapshot = std::move(tagged).value();
+  }
+  return std::optional<TagPair>(std::move(tags));
 }
 
 Result<SnapshotRange> ResolveBetweenTimestamps(const SnapshotManager& snapshots, std::string_view text,
@@ -167,6 +194,65 @@ Result<SnapshotChanges> IncrementalScan::PlanSnapshot(const Snapshot& snapshot, 
   } else {
     if (snapshot.commit_kind == CommitKind::kOverwrite || !snapshot.changelog_manifest_list) return changes;
     TIDE_ASSIGN_OR_RETURN(changes.splits, GroupAdded(*snapshot.changelog_manifest_list, snapshot.id));
+  }
+  return changes;
+}
+
+Result<SnapshotChanges> IncrementalScan::PlanDiff(const Snapshot& before, const Snapshot& after) const {
+  FileStoreScan scan(fs_, table_path_, table_name_, schema_);
+  auto planned_before = scan.Plan(before);
+  if (!planned_before.ok()) {
+    return planned_before.status().WithContext(fmt::format("table {}, snapshot {}", table_name_, before.id));
+  }
+  auto planned_after = scan.Plan(after);
+  if (!planned_after.ok()) {
+    return planned_after.status().WithContext(fmt::format("table {}, snapshot {}", table_name_, after.id));
+  }
+  std::map<std::pair<std::string, int32_t>, size_t> old_by_bucket;
+  for (size_t i = 0; i < planned_before->size(); ++i) {
+    const DataSplit& split = (*planned_before)[i];
+    old_by_bucket.emplace(std::make_pair(split.partition, split.bucket), i);
+  }
+  std::vector<bool> old_matched(planned_before->size(), false);
+  SnapshotChanges changes;
+  changes.snapshot_id = after.id;
+  changes.commit_kind = after.commit_kind;
+  // Keeps, of each side, the files the other side does not hold.
+  auto without_shared = [](DataSplit* left, DataSplit* right) {
+    std::set<std::string> left_names, right_names;
+    for (const DataFileMeta& f : left->files) left_names.insert(f.file_name);
+    for (const DataFileMeta& f : right->files) right_names.insert(f.file_name);
+    std::erase_if(left->files, [&](const DataFileMeta& f) { return right_names.count(f.file_name) > 0; });
+    std::erase_if(right->files, [&](const DataFileMeta& f) { return left_names.count(f.file_name) > 0; });
+  };
+  for (DataSplit& split : *planned_after) {
+    DataSplit old_split;
+    old_split.partition = split.partition;
+    old_split.partition_values = split.partition_values;
+    old_split.bucket = split.bucket;
+    old_split.total_buckets = split.total_buckets;
+    old_split.bucket_path = split.bucket_path;
+    auto it = old_by_bucket.find(std::make_pair(split.partition, split.bucket));
+    if (it != old_by_bucket.end()) {
+      old_matched[it->second] = true;
+      old_split = std::move((*planned_before)[it->second]);
+      without_shared(&old_split, &split);
+    }
+    if (split.files.empty() && old_split.files.empty()) continue;
+    changes.splits.push_back(std::move(split));
+    changes.before_splits.push_back(std::move(old_split));
+  }
+  for (size_t i = 0; i < planned_before->size(); ++i) {
+    DataSplit& old_split = (*planned_before)[i];
+    if (old_matched[i] || old_split.files.empty()) continue;
+    DataSplit empty;
+    empty.partition = old_split.partition;
+    empty.partition_values = old_split.partition_values;
+    empty.bucket = old_split.bucket;
+    empty.total_buckets = old_split.total_buckets;
+    empty.bucket_path = old_split.bucket_path;
+    changes.splits.push_back(std::move(empty));
+    changes.before_splits.push_back(std::move(old_split));
   }
   return changes;
 }

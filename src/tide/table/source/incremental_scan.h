@@ -39,15 +39,22 @@ enum class ChangeScanMode { kDelta, kChangelog };
 std::string_view ChangeScanModeName(ChangeScanMode mode);
 
 // `incremental-between-scan-mode`: "auto" (or empty), "delta" or "changelog"; InvalidArgument for
-// anything else ("diff" is Java's too, but compares two snapshots' contents; Tide does not offer it).
+// anything else ("diff", which compares two snapshots' contents, is handled by the incremental read
+// itself: IsDiffScanMode).
 Result<ChangeScanMode> ResolveChangeScanMode(const CoreOptions& options, std::string_view mode,
                                              const std::string& table_name);
+// Whether `mode` is "diff" (any case).
+bool IsDiffScanMode(std::string_view mode);
 
 // The changes one snapshot made: its splits in delta or changelog mode (empty when the mode skips it).
+// For a diff (PlanDiff), the end snapshot's files that the start does not hold, per bucket, and in
+// `before_splits` (parallel to `splits`, same partition and bucket) the start's files the end does not
+// hold.
 struct SnapshotChanges {
   int64_t snapshot_id = 0;
   CommitKind commit_kind = CommitKind::kAppend;
   std::vector<DataSplit> splits;
+  std::vector<DataSplit> before_splits;
 };
 
 // A range of snapshots (start_exclusive, end_inclusive]; empty when start_exclusive >= end_inclusive.
@@ -61,6 +68,15 @@ struct SnapshotRange {
 // An empty range when the table has no snapshot or S1 == S2.
 Result<SnapshotRange> ResolveBetweenSnapshotIds(const SnapshotManager& snapshots, std::string_view text,
                                                 const std::string& table_name);
+
+// The tags "T1,T2" names, when both parts are names of existing tags (Java looks for tags first, then
+// reads the parts as snapshot ids); nullopt otherwise.
+struct TagPair {
+  std::string start_name, end_name;
+  Snapshot start, end;
+};
+Result<std::optional<TagPair>> ResolveBetweenTags(const SnapshotManager& snapshots, std::string_view text,
+                                                  const std::string& table_name);
 // Parses "T1,T2" (epoch milliseconds) and maps it to snapshots as Java does. An empty range when no
 // snapshot lies in (T1, T2].
 Result<SnapshotRange> ResolveBetweenTimestamps(const SnapshotManager& snapshots, std::string_view text,
@@ -78,6 +94,10 @@ class IncrementalScan {
   // The changes of every snapshot of `range`, oldest first. NotFound naming the snapshot when one of
   // them was expired meanwhile.
   Result<std::vector<SnapshotChanges>> PlanRange(const SnapshotRange& range, ChangeScanMode mode) const;
+  // What a diff of snapshot `before` and snapshot `after` reads (Java's readIncrementalDiff): the live
+  // files of both, per (partition, bucket), without the files both hold (by name). Buckets in `after`'s
+  // plan order, then those only `before` has.
+  Result<SnapshotChanges> PlanDiff(const Snapshot& before, const Snapshot& after) const;
 
  private:
   Result<std::vector<DataSplit>> GroupAdded(const std::string& manifest_list, int64_t snapshot_id) const;

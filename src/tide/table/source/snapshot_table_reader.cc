@@ -432,9 +432,33 @@ class SnapshotTableReader final : public TableReader {
       file.max_sequence_number = f.max_sequence_number;
       file.delete_row_count = f.delete_row_count;
       TIDE_ASSIGN_OR_RETURN(file.deletion_vector, DeletionVectorOf(ctx_.fs, ctx_.table_name, split, f));
+      file.row_group_conditions = RowGroupConditionsFor(*file.schema);
       columnar_files.push_back(std::move(file));
     }
     return ColumnarSplitReader::Open(columnar_spec_, std::move(columnar_files));
+  }
+
+  // The filter's conditions that may leave row groups of a file written with `file_schema` out: every
+  // one when the split's rows are final (no merge), else those on primary-key columns, whose every
+  // version shares the key (Java pushes only key filters into merged sections). Each is in the file's
+  // own column and type; a column whose type changed since is not pruned on.
+  std::vector<RowGroupCondition> RowGroupConditionsFor(const TableSchema& file_schema) const {
+    std::vector<RowGroupCondition> out;
+    if (!ctx_.filter) return out;
+    for (const ColumnPredicate& c : ctx_.filter->conjuncts) {
+      if (!PrunableType(c.type) && c.op != PredicateOp::kIsNull && c.op != PredicateOp::kIsNotNull) continue;
+      if (columnar_spec_.merge) {
+        bool key = false;
+        for (const DataField& k : columnar_spec_.key_fields) key = key || k.id == c.field_id;
+        if (!key) continue;
+      }
+      int idx = file_schema.FieldIndexById(c.field_id);
+      if (idx < 0) continue;
+      const DataField& stored = file_schema.fields[static_cast<size_t>(idx)];
+      if (!stored.type.EqualsIgnoreNullable(c.type)) continue;
+      out.push_back(RowGroupCondition{stored.id, stored.name, c});
+    }
+    return out;
   }
 
   Result<std::unique_ptr<SplitRowSource>> OpenSplit(const DataSplit& split) {

@@ -9,6 +9,8 @@
 // deduplicate tables they read files newest first and stop once no remaining file can hold a newer row.
 // Every file is read in the schema it was written with and mapped by field id onto the read schema
 // (renamed, dropped, added, reordered and re-typed columns). Deletion vectors drop the rows they mark.
+// With a filter, the columnar path skips row groups by their Parquet statistics where that is exact (see
+// TableReadContext::filter).
 // Thread-safety: one thread at a time.
 #pragma once
 
@@ -35,6 +37,10 @@ struct TableReadContext {
   bool all_columns = true;
   // A primary-key point read (ReadOptions::primary_key_equals): values in primary-key order.
   std::optional<Row> key_equals;
+  // The read's filter (ReadOptions::filter): inside the files the columnar path reads, row groups whose
+  // statistics exclude it are left out (row_group_pruner.h): by any condition where a file's rows are
+  // final (append tables, deletion-vector files), by conditions on primary-key columns in merges.
+  std::shared_ptr<const ScanPredicate> filter;
 };
 
 Result<std::unique_ptr<TableReader>> CreateSnapshotTableReader(TableReadContext context,

@@ -44,8 +44,10 @@ struct ReadOptions {
   // Other tables read everything.
   bool read_optimized = false;
   // A conjunction of column conditions the caller will apply itself (scan_predicate.h): partitions,
-  // buckets and data files that cannot hold a matching row are skipped (scan_pruner.h). Rows that do not
-  // match may still be returned. Ignored for tables read with a fallback branch.
+  // buckets and data files that cannot hold a matching row are skipped (scan_pruner.h), and inside data
+  // files the row groups whose statistics exclude it (row_group_pruner.h). Rows that do not match may
+  // still be returned (for a primary-key table, even an older version of a key that does not match:
+  // the caller's filter drops it). Ignored for tables read with a fallback branch.
   std::shared_ptr<const ScanPredicate> filter;
 };
 
