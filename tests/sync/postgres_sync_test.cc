@@ -29,6 +29,7 @@
 #include "tide/sync/table_sink.h"
 #include "tide/table/operation/file_store_commit.h"
 #include "tide/table/sink/table_write.h"
+#include "tide/table/schema/schema_change.h"
 #include "tide/table/snapshot/snapshot_manager.h"
 #include "tide/table/table.h"
 
@@ -86,6 +87,33 @@ class PostgresSyncTest : public ::testing::Test {
       if (snapshot.ok() && snapshot->commit_kind == CommitKind::kOverwrite) ++n;
     }
     return n;
+  }
+
+  // Checks every snapshot of lake table `table`: each holds all of `ids` (values of its `id_column`,
+  // as text) or none of them, i.e. never part of the transaction that wrote them; and `ids` are in
+  // the latest. Returns how many snapshots were read.
+  int ExpectWholeInEverySnapshot(const std::string& table, const std::string& id_column,
+                                 const std::vector<std::string>& ids) {
+    SnapshotManager snapshots(FileSystem::Local(), TablePath(table));
+    const int64_t latest = snapshots.LatestId().ValueOr(std::nullopt).value_or(0);
+    const int64_t earliest = snapshots.EarliestId().ValueOr(std::nullopt).value_or(1);
+    int read = 0;
+    size_t in_latest = 0;
+    for (int64_t id = earliest; id <= latest; ++id) {
+      auto rows = ReadLakeRows(TablePath(table), {id_column}, id);
+      if (!rows.ok()) {
+        ADD_FAILURE() << "snapshot " << id << ": " << rows.status().ToString();
+        continue;
+      }
+      ++read;
+      size_t present = 0;
+      for (const std::string& want : ids) present += std::count(rows->begin(), rows->end(), want) > 0 ? 1 : 0;
+      EXPECT_TRUE(present == 0 || present == ids.size())
+          << "snapshot " << id << " holds " << present << " of the " << ids.size() << " rows of one transaction";
+      if (id == latest) in_latest = present;
+    }
+    EXPECT_EQ(in_latest, ids.size());
+    return read;
   }
 
   std::string db_;
@@ -733,6 +761,173 @@ TEST_F(PostgresSyncTest, SchemaChangesFollowTheStream) {
   Status st = sync.Stop();
   EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
   EXPECT_NE(st.message().find("column code"), std::string::npos) << st.ToString();
+}
+
+// A transaction that changes rows and then the table's columns (ADD, type widening, RENAME in one
+// description; DROP in another transaction), with more rows after: the rows before the change are
+// written under the old schema, those after under the new one, and the transaction is committed
+// whole, in one snapshot. No snapshot ever holds part of either transaction.
+TEST_F(PostgresSyncTest, SchemaChangeAfterRowsInOneTransactionIsCommittedWhole) {
+  Sql("CREATE TABLE items (id bigint PRIMARY KEY, qty int, code varchar(10), old_name text)", db_);
+  Sql("INSERT INTO items SELECT g, g, 'c' || g, 'n' || g FROM generate_series(1, 50) g", db_);
+  SyncThread sync(Options({{"public", "items"}}));
+  ASSERT_TRUE(WaitEqual(TablePath("items"), "SELECT concat_ws('|', id, qty, code, old_name) FROM items", db_))
+      << StopReason(sync);
+  Sql("BEGIN; INSERT INTO items VALUES (1001, 1, 'before', 'b'); UPDATE items SET qty = 100 WHERE id = 1; "
+      "ALTER TABLE items ADD COLUMN price numeric(10,2); ALTER TABLE items ALTER COLUMN qty TYPE bigint; "
+      "ALTER TABLE items RENAME COLUMN old_name TO new_name; "
+      "INSERT INTO items VALUES (1002, 5000000000, 'after', 'a', 9.99); UPDATE items SET price = 1.50 WHERE id = 1; "
+      "UPDATE items SET new_name = 'renamed' WHERE id = 1001; DELETE FROM items WHERE id = 2; COMMIT",
+      db_);
+  Sql("BEGIN; INSERT INTO items VALUES (1003, 3, 'pre-drop', 'p', 3.00); UPDATE items SET qty = 7 WHERE id = 3; "
+      "ALTER TABLE items DROP COLUMN code; INSERT INTO items VALUES (1004, 4, 'q', 4.00); "
+      "UPDATE items SET qty = 8 WHERE id = 1003; COMMIT",
+      db_);
+  // The lake keeps `code`: NULL in the rows written after the drop (1004, and 1003 and 3 updated after
+  // it), else what the row was written with.
+  const std::string select =
+      "SELECT concat_ws('|', id, qty, CASE WHEN id IN (3, 1003, 1004) THEN '\\N' WHEN id = 1001 THEN 'before' "
+      "WHEN id = 1002 THEN 'after' ELSE 'c' || id END, new_name, coalesce(price::text, '\\N')) FROM items";
+  ASSERT_TRUE(WaitEqual(TablePath("items"), select, db_)) << StopReason(sync);
+  ASSERT_TRUE(sync.Stop().ok());
+  auto table = Table::Open(FileSystem::Local(), TablePath("items"), "shop.items");
+  ASSERT_TRUE(table.ok());
+  const TableSchema& schema = (*table)->latest_schema();
+  ASSERT_EQ(schema.fields.size(), 5u);
+  EXPECT_EQ(schema.fields[1].type.ToString(), "BIGINT");
+  EXPECT_EQ(schema.fields[3].name, "new_name");
+  EXPECT_EQ(schema.fields[3].id, 3) << "a renamed column keeps its field id";
+  EXPECT_EQ(schema.fields[4].name, "price");
+  EXPECT_GT(ExpectWholeInEverySnapshot("items", "id", {"1001", "1002"}), 1);
+  ExpectWholeInEverySnapshot("items", "id", {"1003", "1004"});
+}
+
+// The sync stopped after the lake took the schema change of a transaction that changed rows before
+// it, but before the transaction's rows were committed (the sync commits the schema first): the
+// resent transaction describes the table as it was before the change at first. Its rows map to the
+// lake's columns by field id, and nothing is lost or refused.
+TEST_F(PostgresSyncTest, TransactionResentAfterTheLakeTookItsSchemaChangeIsApplied) {
+  Sql("CREATE TABLE items (id bigint PRIMARY KEY, qty int, old_name text)", db_);
+  Sql("INSERT INTO items SELECT g, g, 'n' || g FROM generate_series(1, 20) g", db_);
+  PostgresSyncOptions options = Options({{"public", "items"}});
+  {
+    SyncThread sync(options);
+    ASSERT_TRUE(WaitEqual(TablePath("items"), "SELECT concat_ws('|', id, qty, old_name) FROM items", db_))
+        << StopReason(sync);
+    ASSERT_TRUE(sync.Stop().ok());
+  }
+  Sql("BEGIN; INSERT INTO items VALUES (101, 1, 'before'); UPDATE items SET qty = 50 WHERE id = 1; "
+      "ALTER TABLE items ALTER COLUMN qty TYPE bigint; ALTER TABLE items RENAME COLUMN old_name TO new_name; "
+      "ALTER TABLE items ADD COLUMN price numeric(10,2); "
+      "INSERT INTO items VALUES (102, 6000000000, 'after', 2.50); UPDATE items SET price = 1 WHERE id = 101; COMMIT",
+      db_);
+  // What the sync did before it stopped: the schema change of that transaction, not its rows.
+  auto taken = CommitSchemaChanges(FileSystem::Local(), TablePath("items"), "shop.items",
+                                   {SchemaChange::UpdateColumnType("qty", DataType::BigInt()),
+                                    SchemaChange::RenameColumn("old_name", "new_name"),
+                                    SchemaChange::AddColumn("price", DataType::Decimal(10, 2))});
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  SyncThread sync(options);
+  const std::string select = "SELECT concat_ws('|', id, qty, new_name, coalesce(price::text, '\\N')) FROM items";
+  ASSERT_TRUE(WaitEqual(TablePath("items"), select, db_)) << StopReason(sync);
+  ASSERT_TRUE(sync.Stop().ok());
+  auto table = Table::Open(FileSystem::Local(), TablePath("items"), "shop.items");
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ((*table)->latest_schema().id, taken->id) << "the resent description changes nothing";
+}
+
+// --into: a transaction writes rows of one shard, then another shard gains a column and writes rows
+// with it; later the first shard gains the same column. The target gains the column once, every
+// shard's rows land under their own keys, and each transaction is committed whole.
+TEST_F(PostgresSyncTest, IntoShardGainingAColumnInsideATransactionEvolvesTheTargetOnce) {
+  for (const char* t : {"orders_1", "orders_2"}) {
+    Sql(std::string("CREATE TABLE ") + t + " (id bigint PRIMARY KEY, note text)", db_);
+    Sql(std::string("INSERT INTO ") + t + " SELECT g, '" + t + "' FROM generate_series(1, 50) g", db_);
+  }
+  PostgresSyncOptions options = Options({});
+  options.selection = TableSelection::Parse("public.orders_\\d+", "", "", "", "all_orders").value();
+  options.metadata_columns = {MetadataColumn::kTableName};
+  const std::string path = TablePath("all_orders");
+  auto select = [](bool first_has_extra) {
+    return std::string("SELECT concat_ws('|', id::text, note, 'orders_1', ") +
+           (first_has_extra ? "coalesce(extra::text, '\\N')" : "'\\N'") +
+           ") FROM orders_1 UNION ALL SELECT concat_ws('|', id::text, note, 'orders_2', coalesce(extra::text, "
+           "'\\N')) FROM orders_2";
+  };
+  SyncThread sync(options);
+  ASSERT_TRUE(WaitEqual(path, "SELECT concat_ws('|', id::text, note, 'orders_1') FROM orders_1 UNION ALL "
+                              "SELECT concat_ws('|', id::text, note, 'orders_2') FROM orders_2",
+                        db_))
+      << StopReason(sync);
+  Sql("BEGIN; INSERT INTO orders_1 VALUES (1001, 'one'); UPDATE orders_2 SET note = 'early' WHERE id = 1; "
+      "ALTER TABLE orders_2 ADD COLUMN extra int; INSERT INTO orders_2 VALUES (1001, 'two', 7); "
+      "UPDATE orders_2 SET extra = 8 WHERE id = 2; INSERT INTO orders_1 VALUES (1002, 'one again'); COMMIT",
+      db_);
+  ASSERT_TRUE(WaitEqual(path, select(false), db_)) << StopReason(sync);
+  Sql("BEGIN; UPDATE orders_1 SET note = 'x' WHERE id = 3; ALTER TABLE orders_1 ADD COLUMN extra int; "
+      "INSERT INTO orders_1 VALUES (1003, 'three', 9); UPDATE orders_2 SET extra = 10 WHERE id = 3; COMMIT",
+      db_);
+  ASSERT_TRUE(WaitEqual(path, select(true), db_)) << StopReason(sync);
+  ASSERT_TRUE(sync.Stop().ok());
+  auto table = Table::Open(FileSystem::Local(), path, "shop.all_orders");
+  ASSERT_TRUE(table.ok());
+  std::vector<std::string> names;
+  for (const DataField& f : (*table)->latest_schema().fields) names.push_back(f.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"id", "note", "table_name", "extra"}));
+  ExpectWholeInEverySnapshot("all_orders", "id", {"1001", "1002"});
+}
+
+// Cross-partition update mode with a partition column computed to NULL (Paimon's default partition,
+// `dt=__DEFAULT_PARTITION__`): rows move into it and out of it, while running and after a restart
+// (the key index then comes from the lake), and a key-only DELETE finds a row there. The lake never
+// holds a key twice.
+TEST_F(PostgresSyncTest, RowsMoveIntoAndOutOfTheNullPartition) {
+  Sql("CREATE TABLE orders (order_id bigint PRIMARY KEY, status text NOT NULL, update_time timestamp(3))", db_);
+  Sql("INSERT INTO orders SELECT g, 'created', CASE WHEN g % 4 = 0 THEN NULL ELSE timestamp '2026-11-28 12:00:00' + "
+      "(g % 3) * interval '1 day' END FROM generate_series(1, 200) g",
+      db_);
+  PostgresSyncOptions options = Options({{"public", "orders"}});
+  options.computed_columns = {ScopedValue::Parse("dt=date_format(update_time, yyyy-MM-dd)").value()};
+  options.partition_keys = {ScopedValue::Parse("dt").value()};
+  const std::string select =
+      "SELECT concat_ws('|', order_id::text, status, coalesce(to_char(update_time, 'YYYY-MM-DD HH24:MI:SS') || "
+      "'.000', '\\N'), coalesce(to_char(update_time, 'YYYY-MM-DD'), '\\N')) FROM orders";
+  const std::string path = TablePath("orders");
+  auto expect_keys_once = [&] {
+    auto ids = ReadLakeRows(path, {"order_id"});
+    ASSERT_TRUE(ids.ok()) << ids.status().ToString();
+    EXPECT_EQ(std::adjacent_find(ids->begin(), ids->end()), ids->end()) << "a key is in two partitions";
+  };
+  {
+    SyncThread sync(options);
+    ASSERT_TRUE(WaitEqual(path, select, db_)) << StopReason(sync);
+    Sql("UPDATE orders SET update_time = NULL, status = 'into null' WHERE order_id BETWEEN 1 AND 10", db_);
+    Sql("UPDATE orders SET update_time = timestamp '2026-12-02 00:00:00', status = 'out of null' WHERE order_id IN "
+        "(4, 8, 12, 16)",
+        db_);
+    Sql("BEGIN; UPDATE orders SET update_time = NULL WHERE order_id = 21; UPDATE orders SET update_time = "
+        "'2026-12-03 00:00:00' WHERE order_id = 21; UPDATE orders SET update_time = NULL WHERE order_id = 22; COMMIT",
+        db_);
+    Sql("DELETE FROM orders WHERE order_id IN (20, 24, 5)", db_);
+    ASSERT_TRUE(WaitEqual(path, select, db_)) << StopReason(sync);
+    expect_keys_once();
+    ASSERT_TRUE(sync.Stop().ok());
+  }
+  EXPECT_TRUE(FileSystem::Local()->Exists(path + "/dt=__DEFAULT_PARTITION__").value());
+  // While stopped: moves out of the NULL partition and into it; the restarted sync's key index comes
+  // from the lake, NULL partition included.
+  Sql("UPDATE orders SET update_time = timestamp '2026-12-04 00:00:00', status = 'out after restart' WHERE "
+      "order_id IN (1, 2, 28, 32)",
+      db_);
+  Sql("UPDATE orders SET update_time = NULL, status = 'in after restart' WHERE order_id IN (13, 14)", db_);
+  Sql("DELETE FROM orders WHERE order_id IN (36, 3)", db_);
+  SyncThread sync(options);
+  ASSERT_TRUE(WaitEqual(path, select, db_)) << StopReason(sync);
+  expect_keys_once();
+  Sql("UPDATE orders SET update_time = NULL WHERE order_id = 1; DELETE FROM orders WHERE order_id = 13", db_);
+  ASSERT_TRUE(WaitEqual(path, select, db_)) << StopReason(sync);
+  expect_keys_once();
+  ASSERT_TRUE(sync.Stop().ok());
 }
 
 TEST_F(PostgresSyncTest, UpdateOrDeleteOfATableWithoutPrimaryKeyStopsWithAClearError) {
