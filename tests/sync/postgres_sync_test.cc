@@ -24,7 +24,11 @@
 #include "tide/base/strings.h"
 #include "tide/postgres/replication_slot.h"
 #include "tide/sync/metadata_column.h"
+#include "tide/postgres/pg_connection.h"
+#include "tide/sync/doctor.h"
 #include "tide/sync/postgres_sync.h"
+#include "tide/sync/resync_request.h"
+#include "tide/sync/sync_progress.h"
 #include "tide/sync/table_selection.h"
 #include "tide/sync/table_sink.h"
 #include "tide/table/operation/file_store_commit.h"
@@ -581,6 +585,131 @@ TEST_F(PostgresSyncTest, ResyncWhileTheSyncRunsCopiesTheTableOnceAndStreamsOn) {
   ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_)) << StopReason(*sync);
   ASSERT_TRUE(sync->Stop().ok());
   EXPECT_EQ(CountOverwrites("orders"), 1);
+}
+
+// A restarted sync rebuilds a cross-partition table's key index from the lake. It does so before the
+// stream starts: were it built at the first change, the stream would say nothing to PostgreSQL
+// meanwhile, and a walsender whose wal_sender_timeout passes ends the connection. Here the index of a
+// table of 1500 partitions takes longer than the timeout (1 s, set for the sync's sessions); the
+// restarted sync streams on without losing its connection.
+TEST_F(PostgresSyncTest, KeyIndexBootstrapDoesNotStallTheStreamPastTheSenderTimeout) {
+  Sql("CREATE TABLE orders (order_id bigint PRIMARY KEY, status text NOT NULL, update_time timestamp(3))", db_);
+  Sql("INSERT INTO orders SELECT g, 'created', timestamp '2020-01-01 12:00:00' + (g % 1500) * interval '1 day' "
+      "FROM generate_series(1, 6000) g",
+      db_);
+  PostgresSyncOptions options = Options({{"public", "orders"}});
+  options.computed_columns = {ScopedValue::Parse("dt=date_format(update_time, yyyy-MM-dd)").value()};
+  options.partition_keys = {ScopedValue::Parse("dt").value()};
+  const std::string select =
+      "SELECT concat_ws('|', order_id::text, status, coalesce(to_char(update_time, 'YYYY-MM-DD HH24:MI:SS') || "
+      "'.000', '\\N'), coalesce(to_char(update_time, 'YYYY-MM-DD'), '\\N')) FROM orders";
+  const std::string path = TablePath("orders");
+  {
+    SyncThread sync(options);
+    ASSERT_TRUE(WaitEqual(path, select, db_, 120)) << StopReason(sync);
+    ASSERT_TRUE(sync.Stop().ok());
+  }
+  options.conninfo += " options='-c wal_sender_timeout=1000'";
+  options.progress = std::make_shared<SyncProgress>();
+  SyncThread sync(options);
+  for (int i = 0; i < 3; ++i) {
+    Sql("UPDATE orders SET status = 'moved " + std::to_string(i) + "', update_time = update_time + interval '3 days' "
+        "WHERE order_id = " + std::to_string(10 + i),
+        db_);
+    ASSERT_TRUE(WaitEqual(path, select, db_, 60)) << StopReason(sync);
+  }
+  EXPECT_EQ(options.progress->Snapshot().reconnects, 0) << "the walsender ended the connection";
+  ASSERT_TRUE(sync.Stop().ok());
+}
+
+// A copy while the sync streams (here: tide sync resync's request) needs a temporary replication slot
+// on a connection of its own. With every slot taken, the sync stops with an error naming the table,
+// the setting and how to make room (it would fail so at every start until then), `tide doctor` warns
+// of it beforehand, and once there is room the restarted sync makes the copy.
+TEST_F(PostgresSyncTest, CopyWithoutRoomForItsTemporarySlotStopsSayingHowToMakeRoom) {
+  testing::PgServer::Options server_options;
+  server_options.config = {"max_replication_slots = 2", "max_wal_senders = 2"};
+  auto server = testing::PgServer::Start(server_options);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  testing::PgServer& pg = **server;
+  ASSERT_TRUE(pg.Exec("CREATE TABLE orders (id bigint PRIMARY KEY, amount numeric(10,2) NOT NULL, note text)").ok());
+  ASSERT_TRUE(pg.Exec("INSERT INTO orders SELECT g, g, 'o' FROM generate_series(1, 100) g").ok());
+  PostgresSyncOptions options = Options({{"public", "orders"}});
+  options.conninfo = pg.conninfo();
+  auto wait_rows = [&](size_t n, SyncThread& sync) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (LakeRows(TablePath("orders")).size() != n && std::chrono::steady_clock::now() < deadline && !sync.done()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return LakeRows(TablePath("orders")).size() == n;
+  };
+  {
+    SyncThread sync(options);
+    ASSERT_TRUE(wait_rows(100, sync)) << StopReason(sync);
+    // Another client takes the last slot.
+    ASSERT_TRUE(pg.Exec("SELECT pg_create_logical_replication_slot('squatter', 'pgoutput')").ok());
+    DoctorOptions doctor;
+    doctor.conninfo = options.conninfo;
+    doctor.tables = options.tables;
+    doctor.slot = options.slot;
+    auto report = RunDoctor(doctor);
+    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    const std::string checks = report->Format();
+    EXPECT_NE(checks.find("not for the temporary slot that copies a table added later or asked for by tide sync "
+                          "resync"),
+              std::string::npos)
+        << checks;
+    EXPECT_NE(checks.find("max_wal_senders = 2 and 1 in use: room for the stream but not for the temporary slot's "
+                          "connection"),
+              std::string::npos)
+        << checks;
+    auto conn = PgConnection::Connect(options.conninfo, PgSessionKind::kSql);
+    ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+    ASSERT_TRUE(SendResyncRequest(**conn, ResyncRequest{options.slot, {{"public", "orders"}}}).ok());
+    ASSERT_TRUE(sync.WaitDone(30)) << "the sync should stop: it cannot make the copy";
+    Status stopped = sync.Stop();
+    ASSERT_FALSE(stopped.ok());
+    for (const char* words : {"public.orders", "max_replication_slots", "pg_drop_replication_slot", "tide doctor",
+                              "read again at the next start"}) {
+      EXPECT_NE(stopped.message().find(words), std::string::npos) << words << " in: " << stopped.ToString();
+    }
+  }
+  // Room made: the request is read again and done.
+  ASSERT_TRUE(pg.Exec("SELECT pg_drop_replication_slot('squatter')").ok());
+  ASSERT_TRUE(pg.Exec("UPDATE orders SET note = 'after' WHERE id = 1").ok());
+  SyncThread sync(options);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (CountOverwrites("orders") < 1 && std::chrono::steady_clock::now() < deadline && !sync.done()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(CountOverwrites("orders"), 1) << StopReason(sync);
+  ASSERT_TRUE(sync.Stop().ok());
+}
+
+// Many unchanged TOASTed values in one round: a transaction updates a small column of every row of a
+// table whose large values PostgreSQL does not send again; every one is filled from the lake (one
+// plan of the lake's files for the round), none is NULL. Prints how long the round took.
+TEST_F(PostgresSyncTest, ManyUnchangedToastedValuesInOneRoundAreFilledFromTheLake) {
+  Sql("CREATE TABLE docs (id bigint PRIMARY KEY, n int NOT NULL, body text)", db_);
+  Sql("ALTER TABLE docs ALTER COLUMN body SET STORAGE EXTERNAL", db_);
+  Sql("INSERT INTO docs SELECT g, 0, repeat(md5(g::text), 80) FROM generate_series(1, 3000) g", db_);
+  const std::string select = "SELECT concat_ws('|', id::text, n::text, coalesce(body, '\\N')) FROM docs";
+  const std::string path = TablePath("docs");
+  PostgresSyncOptions options = Options({{"public", "docs"}});
+  SyncThread sync(options);
+  ASSERT_TRUE(WaitEqual(path, select, db_)) << StopReason(sync);
+  // Several commits, so the lake has several files per bucket to look keys up in.
+  for (int i = 0; i < 4; ++i) {
+    Sql("UPDATE docs SET n = n + 1 WHERE id % 4 = " + std::to_string(i), db_);
+    ASSERT_TRUE(WaitEqual(path, select, db_)) << StopReason(sync);
+  }
+  const auto started = std::chrono::steady_clock::now();
+  Sql("UPDATE docs SET n = n + 10", db_);
+  ASSERT_TRUE(WaitEqual(path, select, db_, 120)) << StopReason(sync);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::cout << "3000 unchanged TOASTed values filled from the lake in one round: " << seconds << " s" << std::endl;
+  RecordProperty("toast_fill_seconds", std::to_string(seconds));
+  ASSERT_TRUE(sync.Stop().ok());
 }
 
 // Unchanged TOASTed values (`u` in pgoutput) under REPLICA IDENTITY DEFAULT are filled from the row's

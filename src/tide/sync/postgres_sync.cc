@@ -413,6 +413,7 @@ class Pipeline {
     TIDE_ASSIGN_OR_RETURN(auto sink, TableSink::Open(FileSystem::Local(), catalog_->TablePath(id), id.ToString(),
                                                      table.ToString(), user_, std::move(computed),
                                                      o_.metadata_columns, source_database_));
+    sink->SetKeepAlive([this] { KeepAlive(); });
     sinks_[table] = sink.get();
     targets_[id.ToString()] = std::move(sink);
     return Status::OK();
@@ -728,7 +729,6 @@ class Pipeline {
     // their first change, when the stream would wait (and say nothing to the server) meanwhile. Writers
     // made later (after a schema change or a TRUNCATE) keep the connection alive while they build it.
     for (auto& [target, sink] : targets_) {
-      sink->SetKeepAlive([this] { KeepAlive(); });
       const Clock::time_point started = Clock::now();
       TIDE_RETURN_IF_ERROR(sink->Prepare());
       const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
