@@ -24,11 +24,16 @@
 #include "tide/base/strings.h"
 #include "tide/postgres/replication_slot.h"
 #include "tide/sync/metadata_column.h"
+#include "tide/postgres/pg_connection.h"
+#include "tide/sync/doctor.h"
 #include "tide/sync/postgres_sync.h"
+#include "tide/sync/resync_request.h"
+#include "tide/sync/sync_progress.h"
 #include "tide/sync/table_selection.h"
 #include "tide/sync/table_sink.h"
 #include "tide/table/operation/file_store_commit.h"
 #include "tide/table/sink/table_write.h"
+#include "tide/table/schema/schema_change.h"
 #include "tide/table/snapshot/snapshot_manager.h"
 #include "tide/table/table.h"
 
@@ -86,6 +91,33 @@ class PostgresSyncTest : public ::testing::Test {
       if (snapshot.ok() && snapshot->commit_kind == CommitKind::kOverwrite) ++n;
     }
     return n;
+  }
+
+  // Checks every snapshot of lake table `table`: each holds all of `ids` (values of its `id_column`,
+  // as text) or none of them, i.e. never part of the transaction that wrote them; and `ids` are in
+  // the latest. Returns how many snapshots were read.
+  int ExpectWholeInEverySnapshot(const std::string& table, const std::string& id_column,
+                                 const std::vector<std::string>& ids) {
+    SnapshotManager snapshots(FileSystem::Local(), TablePath(table));
+    const int64_t latest = snapshots.LatestId().ValueOr(std::nullopt).value_or(0);
+    const int64_t earliest = snapshots.EarliestId().ValueOr(std::nullopt).value_or(1);
+    int read = 0;
+    size_t in_latest = 0;
+    for (int64_t id = earliest; id <= latest; ++id) {
+      auto rows = ReadLakeRows(TablePath(table), {id_column}, id);
+      if (!rows.ok()) {
+        ADD_FAILURE() << "snapshot " << id << ": " << rows.status().ToString();
+        continue;
+      }
+      ++read;
+      size_t present = 0;
+      for (const std::string& want : ids) present += std::count(rows->begin(), rows->end(), want) > 0 ? 1 : 0;
+      EXPECT_TRUE(present == 0 || present == ids.size())
+          << "snapshot " << id << " holds " << present << " of the " << ids.size() << " rows of one transaction";
+      if (id == latest) in_latest = present;
+    }
+    EXPECT_EQ(in_latest, ids.size());
+    return read;
   }
 
   std::string db_;
@@ -555,6 +587,131 @@ TEST_F(PostgresSyncTest, ResyncWhileTheSyncRunsCopiesTheTableOnceAndStreamsOn) {
   EXPECT_EQ(CountOverwrites("orders"), 1);
 }
 
+// A restarted sync rebuilds a cross-partition table's key index from the lake. It does so before the
+// stream starts: were it built at the first change, the stream would say nothing to PostgreSQL
+// meanwhile, and a walsender whose wal_sender_timeout passes ends the connection. Here the index of a
+// table of 1500 partitions takes longer than the timeout (1 s, set for the sync's sessions); the
+// restarted sync streams on without losing its connection.
+TEST_F(PostgresSyncTest, KeyIndexBootstrapDoesNotStallTheStreamPastTheSenderTimeout) {
+  Sql("CREATE TABLE orders (order_id bigint PRIMARY KEY, status text NOT NULL, update_time timestamp(3))", db_);
+  Sql("INSERT INTO orders SELECT g, 'created', timestamp '2020-01-01 12:00:00' + (g % 1500) * interval '1 day' "
+      "FROM generate_series(1, 6000) g",
+      db_);
+  PostgresSyncOptions options = Options({{"public", "orders"}});
+  options.computed_columns = {ScopedValue::Parse("dt=date_format(update_time, yyyy-MM-dd)").value()};
+  options.partition_keys = {ScopedValue::Parse("dt").value()};
+  const std::string select =
+      "SELECT concat_ws('|', order_id::text, status, coalesce(to_char(update_time, 'YYYY-MM-DD HH24:MI:SS') || "
+      "'.000', '\\N'), coalesce(to_char(update_time, 'YYYY-MM-DD'), '\\N')) FROM orders";
+  const std::string path = TablePath("orders");
+  {
+    SyncThread sync(options);
+    ASSERT_TRUE(WaitEqual(path, select, db_, 120)) << StopReason(sync);
+    ASSERT_TRUE(sync.Stop().ok());
+  }
+  options.conninfo += " options='-c wal_sender_timeout=1000'";
+  options.progress = std::make_shared<SyncProgress>();
+  SyncThread sync(options);
+  for (int i = 0; i < 3; ++i) {
+    Sql("UPDATE orders SET status = 'moved " + std::to_string(i) + "', update_time = update_time + interval '3 days' "
+        "WHERE order_id = " + std::to_string(10 + i),
+        db_);
+    ASSERT_TRUE(WaitEqual(path, select, db_, 60)) << StopReason(sync);
+  }
+  EXPECT_EQ(options.progress->Snapshot().reconnects, 0) << "the walsender ended the connection";
+  ASSERT_TRUE(sync.Stop().ok());
+}
+
+// A copy while the sync streams (here: tide sync resync's request) needs a temporary replication slot
+// on a connection of its own. With every slot taken, the sync stops with an error naming the table,
+// the setting and how to make room (it would fail so at every start until then), `tide doctor` warns
+// of it beforehand, and once there is room the restarted sync makes the copy.
+TEST_F(PostgresSyncTest, CopyWithoutRoomForItsTemporarySlotStopsSayingHowToMakeRoom) {
+  testing::PgServer::Options server_options;
+  server_options.config = {"max_replication_slots = 2", "max_wal_senders = 2"};
+  auto server = testing::PgServer::Start(server_options);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  testing::PgServer& pg = **server;
+  ASSERT_TRUE(pg.Exec("CREATE TABLE orders (id bigint PRIMARY KEY, amount numeric(10,2) NOT NULL, note text)").ok());
+  ASSERT_TRUE(pg.Exec("INSERT INTO orders SELECT g, g, 'o' FROM generate_series(1, 100) g").ok());
+  PostgresSyncOptions options = Options({{"public", "orders"}});
+  options.conninfo = pg.conninfo();
+  auto wait_rows = [&](size_t n, SyncThread& sync) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (LakeRows(TablePath("orders")).size() != n && std::chrono::steady_clock::now() < deadline && !sync.done()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return LakeRows(TablePath("orders")).size() == n;
+  };
+  {
+    SyncThread sync(options);
+    ASSERT_TRUE(wait_rows(100, sync)) << StopReason(sync);
+    // Another client takes the last slot.
+    ASSERT_TRUE(pg.Exec("SELECT pg_create_logical_replication_slot('squatter', 'pgoutput')").ok());
+    DoctorOptions doctor;
+    doctor.conninfo = options.conninfo;
+    doctor.tables = options.tables;
+    doctor.slot = options.slot;
+    auto report = RunDoctor(doctor);
+    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    const std::string checks = report->Format();
+    EXPECT_NE(checks.find("not for the temporary slot that copies a table added later or asked for by tide sync "
+                          "resync"),
+              std::string::npos)
+        << checks;
+    EXPECT_NE(checks.find("max_wal_senders = 2 and 1 in use: room for the stream but not for the temporary slot's "
+                          "connection"),
+              std::string::npos)
+        << checks;
+    auto conn = PgConnection::Connect(options.conninfo, PgSessionKind::kSql);
+    ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+    ASSERT_TRUE(SendResyncRequest(**conn, ResyncRequest{options.slot, {{"public", "orders"}}}).ok());
+    ASSERT_TRUE(sync.WaitDone(30)) << "the sync should stop: it cannot make the copy";
+    Status stopped = sync.Stop();
+    ASSERT_FALSE(stopped.ok());
+    for (const char* words : {"public.orders", "max_replication_slots", "pg_drop_replication_slot", "tide doctor",
+                              "read again at the next start"}) {
+      EXPECT_NE(stopped.message().find(words), std::string::npos) << words << " in: " << stopped.ToString();
+    }
+  }
+  // Room made: the request is read again and done.
+  ASSERT_TRUE(pg.Exec("SELECT pg_drop_replication_slot('squatter')").ok());
+  ASSERT_TRUE(pg.Exec("UPDATE orders SET note = 'after' WHERE id = 1").ok());
+  SyncThread sync(options);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (CountOverwrites("orders") < 1 && std::chrono::steady_clock::now() < deadline && !sync.done()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(CountOverwrites("orders"), 1) << StopReason(sync);
+  ASSERT_TRUE(sync.Stop().ok());
+}
+
+// Many unchanged TOASTed values in one round: a transaction updates a small column of every row of a
+// table whose large values PostgreSQL does not send again; every one is filled from the lake (one
+// plan of the lake's files for the round), none is NULL. Prints how long the round took.
+TEST_F(PostgresSyncTest, ManyUnchangedToastedValuesInOneRoundAreFilledFromTheLake) {
+  Sql("CREATE TABLE docs (id bigint PRIMARY KEY, n int NOT NULL, body text)", db_);
+  Sql("ALTER TABLE docs ALTER COLUMN body SET STORAGE EXTERNAL", db_);
+  Sql("INSERT INTO docs SELECT g, 0, repeat(md5(g::text), 80) FROM generate_series(1, 3000) g", db_);
+  const std::string select = "SELECT concat_ws('|', id::text, n::text, coalesce(body, '\\N')) FROM docs";
+  const std::string path = TablePath("docs");
+  PostgresSyncOptions options = Options({{"public", "docs"}});
+  SyncThread sync(options);
+  ASSERT_TRUE(WaitEqual(path, select, db_)) << StopReason(sync);
+  // Several commits, so the lake has several files per bucket to look keys up in.
+  for (int i = 0; i < 4; ++i) {
+    Sql("UPDATE docs SET n = n + 1 WHERE id % 4 = " + std::to_string(i), db_);
+    ASSERT_TRUE(WaitEqual(path, select, db_)) << StopReason(sync);
+  }
+  const auto started = std::chrono::steady_clock::now();
+  Sql("UPDATE docs SET n = n + 10", db_);
+  ASSERT_TRUE(WaitEqual(path, select, db_, 120)) << StopReason(sync);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::cout << "3000 unchanged TOASTed values filled from the lake in one round: " << seconds << " s" << std::endl;
+  RecordProperty("toast_fill_seconds", std::to_string(seconds));
+  ASSERT_TRUE(sync.Stop().ok());
+}
+
 // Unchanged TOASTed values (`u` in pgoutput) under REPLICA IDENTITY DEFAULT are filled from the row's
 // current value: the lake's committed row, or a newer row of the same commit window, or the old key's
 // row when the key changes; never NULL, and right across a restart.
@@ -733,6 +890,178 @@ TEST_F(PostgresSyncTest, SchemaChangesFollowTheStream) {
   Status st = sync.Stop();
   EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
   EXPECT_NE(st.message().find("column code"), std::string::npos) << st.ToString();
+}
+
+// A transaction that changes rows and then the table's columns (ADD, type widening, RENAME in one
+// description; DROP in another transaction), with more rows after: the rows before the change are
+// written under the old schema, those after under the new one, and the transaction is committed
+// whole, in one snapshot. No snapshot ever holds part of either transaction.
+TEST_F(PostgresSyncTest, SchemaChangeAfterRowsInOneTransactionIsCommittedWhole) {
+  Sql("CREATE TABLE items (id bigint PRIMARY KEY, qty int, code varchar(10), old_name text)", db_);
+  Sql("INSERT INTO items SELECT g, g, 'c' || g, 'n' || g FROM generate_series(1, 50) g", db_);
+  SyncThread sync(Options({{"public", "items"}}));
+  ASSERT_TRUE(WaitEqual(TablePath("items"), "SELECT concat_ws('|', id, qty, code, old_name) FROM items", db_))
+      << StopReason(sync);
+  Sql("BEGIN; INSERT INTO items VALUES (1001, 1, 'before', 'b'); UPDATE items SET qty = 100 WHERE id = 1; "
+      "ALTER TABLE items ADD COLUMN price numeric(10,2); ALTER TABLE items ALTER COLUMN qty TYPE bigint; "
+      "ALTER TABLE items RENAME COLUMN old_name TO new_name; "
+      "INSERT INTO items VALUES (1002, 5000000000, 'after', 'a', 9.99); UPDATE items SET price = 1.50 WHERE id = 1; "
+      "UPDATE items SET new_name = 'renamed' WHERE id = 1001; DELETE FROM items WHERE id = 2; COMMIT",
+      db_);
+  // (The rename is told by attnum from the catalog, which must still show the table as this transaction
+  // left it: the next change waits until the sync is past it.)
+  ASSERT_TRUE(WaitEqual(TablePath("items"),
+                        "SELECT concat_ws('|', id, qty, code, new_name, coalesce(price::text, '\\N')) FROM items", db_))
+      << StopReason(sync);
+  Sql("BEGIN; INSERT INTO items VALUES (1003, 3, 'pre-drop', 'p', 3.00); UPDATE items SET qty = 7 WHERE id = 3; "
+      "ALTER TABLE items DROP COLUMN code; INSERT INTO items VALUES (1004, 4, 'q', 4.00); "
+      "UPDATE items SET qty = 8 WHERE id = 1003; COMMIT",
+      db_);
+  // The lake keeps `code`: NULL in the rows written after the drop (1004, and 1003 updated after it),
+  // else what the row was last written with (3 was updated before the drop).
+  const std::string select =
+      "SELECT concat_ws('|', id, qty, CASE WHEN id IN (1003, 1004) THEN '\\N' WHEN id = 1001 THEN 'before' "
+      "WHEN id = 1002 THEN 'after' ELSE 'c' || id END, new_name, coalesce(price::text, '\\N')) FROM items";
+  ASSERT_TRUE(WaitEqual(TablePath("items"), select, db_)) << StopReason(sync);
+  ASSERT_TRUE(sync.Stop().ok());
+  auto table = Table::Open(FileSystem::Local(), TablePath("items"), "shop.items");
+  ASSERT_TRUE(table.ok());
+  const TableSchema& schema = (*table)->latest_schema();
+  ASSERT_EQ(schema.fields.size(), 5u);
+  EXPECT_EQ(schema.fields[1].type.ToString(), "BIGINT");
+  EXPECT_EQ(schema.fields[3].name, "new_name");
+  EXPECT_EQ(schema.fields[3].id, 3) << "a renamed column keeps its field id";
+  EXPECT_EQ(schema.fields[4].name, "price");
+  EXPECT_GT(ExpectWholeInEverySnapshot("items", "id", {"1001", "1002"}), 1);
+  ExpectWholeInEverySnapshot("items", "id", {"1003", "1004"});
+}
+
+// The sync stopped after the lake took the schema change of a transaction that changed rows before
+// it, but before the transaction's rows were committed (the sync commits the schema first): the
+// resent transaction describes the table as it was before the change at first. Its rows map to the
+// lake's columns by field id, and nothing is lost or refused.
+TEST_F(PostgresSyncTest, TransactionResentAfterTheLakeTookItsSchemaChangeIsApplied) {
+  Sql("CREATE TABLE items (id bigint PRIMARY KEY, qty int, old_name text)", db_);
+  Sql("INSERT INTO items SELECT g, g, 'n' || g FROM generate_series(1, 20) g", db_);
+  PostgresSyncOptions options = Options({{"public", "items"}});
+  {
+    SyncThread sync(options);
+    ASSERT_TRUE(WaitEqual(TablePath("items"), "SELECT concat_ws('|', id, qty, old_name) FROM items", db_))
+        << StopReason(sync);
+    ASSERT_TRUE(sync.Stop().ok());
+  }
+  Sql("BEGIN; INSERT INTO items VALUES (101, 1, 'before'); UPDATE items SET qty = 50 WHERE id = 1; "
+      "ALTER TABLE items ALTER COLUMN qty TYPE bigint; ALTER TABLE items RENAME COLUMN old_name TO new_name; "
+      "ALTER TABLE items ADD COLUMN price numeric(10,2); "
+      "INSERT INTO items VALUES (102, 6000000000, 'after', 2.50); UPDATE items SET price = 1 WHERE id = 101; COMMIT",
+      db_);
+  // What the sync did before it stopped: the schema change of that transaction, not its rows.
+  auto taken = CommitSchemaChanges(FileSystem::Local(), TablePath("items"), "shop.items",
+                                   {SchemaChange::UpdateColumnType("qty", DataType::BigInt()),
+                                    SchemaChange::RenameColumn("old_name", "new_name"),
+                                    SchemaChange::AddColumn("price", DataType::Decimal(10, 2))});
+  ASSERT_TRUE(taken.ok()) << taken.status().ToString();
+  SyncThread sync(options);
+  const std::string select = "SELECT concat_ws('|', id, qty, new_name, coalesce(price::text, '\\N')) FROM items";
+  ASSERT_TRUE(WaitEqual(TablePath("items"), select, db_)) << StopReason(sync);
+  ASSERT_TRUE(sync.Stop().ok());
+  auto table = Table::Open(FileSystem::Local(), TablePath("items"), "shop.items");
+  ASSERT_TRUE(table.ok());
+  EXPECT_EQ((*table)->latest_schema().id, taken->id) << "the resent description changes nothing";
+}
+
+// --into: a transaction writes rows of one shard, then another shard gains a column and writes rows
+// with it; later the first shard gains the same column. The target gains the column once, every
+// shard's rows land under their own keys, and each transaction is committed whole.
+TEST_F(PostgresSyncTest, IntoShardGainingAColumnInsideATransactionEvolvesTheTargetOnce) {
+  for (const char* t : {"orders_1", "orders_2"}) {
+    Sql(std::string("CREATE TABLE ") + t + " (id bigint PRIMARY KEY, note text)", db_);
+    Sql(std::string("INSERT INTO ") + t + " SELECT g, '" + t + "' FROM generate_series(1, 50) g", db_);
+  }
+  PostgresSyncOptions options = Options({});
+  options.selection = TableSelection::Parse("public.orders_\\d+", "", "", "", "all_orders").value();
+  options.metadata_columns = {MetadataColumn::kTableName};
+  const std::string path = TablePath("all_orders");
+  auto select = [](bool first_has_extra) {
+    return std::string("SELECT concat_ws('|', id::text, note, 'orders_1', ") +
+           (first_has_extra ? "coalesce(extra::text, '\\N')" : "'\\N'") +
+           ") FROM orders_1 UNION ALL SELECT concat_ws('|', id::text, note, 'orders_2', coalesce(extra::text, "
+           "'\\N')) FROM orders_2";
+  };
+  SyncThread sync(options);
+  ASSERT_TRUE(WaitEqual(path, "SELECT concat_ws('|', id::text, note, 'orders_1') FROM orders_1 UNION ALL "
+                              "SELECT concat_ws('|', id::text, note, 'orders_2') FROM orders_2",
+                        db_))
+      << StopReason(sync);
+  Sql("BEGIN; INSERT INTO orders_1 VALUES (1001, 'one'); UPDATE orders_2 SET note = 'early' WHERE id = 1; "
+      "ALTER TABLE orders_2 ADD COLUMN extra int; INSERT INTO orders_2 VALUES (1001, 'two', 7); "
+      "UPDATE orders_2 SET extra = 8 WHERE id = 2; INSERT INTO orders_1 VALUES (1002, 'one again'); COMMIT",
+      db_);
+  ASSERT_TRUE(WaitEqual(path, select(false), db_)) << StopReason(sync);
+  Sql("BEGIN; UPDATE orders_1 SET note = 'x' WHERE id = 3; ALTER TABLE orders_1 ADD COLUMN extra int; "
+      "INSERT INTO orders_1 VALUES (1003, 'three', 9); UPDATE orders_2 SET extra = 10 WHERE id = 3; COMMIT",
+      db_);
+  ASSERT_TRUE(WaitEqual(path, select(true), db_)) << StopReason(sync);
+  ASSERT_TRUE(sync.Stop().ok());
+  auto table = Table::Open(FileSystem::Local(), path, "shop.all_orders");
+  ASSERT_TRUE(table.ok());
+  std::vector<std::string> names;
+  for (const DataField& f : (*table)->latest_schema().fields) names.push_back(f.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"id", "note", "table_name", "extra"}));
+  ExpectWholeInEverySnapshot("all_orders", "id", {"1001", "1002"});
+}
+
+// Cross-partition update mode with a partition column computed to NULL (Paimon's default partition,
+// `dt=__DEFAULT_PARTITION__`): rows move into it and out of it, while running and after a restart
+// (the key index then comes from the lake), and a key-only DELETE finds a row there. The lake never
+// holds a key twice.
+TEST_F(PostgresSyncTest, RowsMoveIntoAndOutOfTheNullPartition) {
+  Sql("CREATE TABLE orders (order_id bigint PRIMARY KEY, status text NOT NULL, update_time timestamp(3))", db_);
+  Sql("INSERT INTO orders SELECT g, 'created', CASE WHEN g % 4 = 0 THEN NULL ELSE timestamp '2026-11-28 12:00:00' + "
+      "(g % 3) * interval '1 day' END FROM generate_series(1, 200) g",
+      db_);
+  PostgresSyncOptions options = Options({{"public", "orders"}});
+  options.computed_columns = {ScopedValue::Parse("dt=date_format(update_time, yyyy-MM-dd)").value()};
+  options.partition_keys = {ScopedValue::Parse("dt").value()};
+  const std::string select =
+      "SELECT concat_ws('|', order_id::text, status, coalesce(to_char(update_time, 'YYYY-MM-DD HH24:MI:SS') || "
+      "'.000', '\\N'), coalesce(to_char(update_time, 'YYYY-MM-DD'), '\\N')) FROM orders";
+  const std::string path = TablePath("orders");
+  auto expect_keys_once = [&] {
+    auto ids = ReadLakeRows(path, {"order_id"});
+    ASSERT_TRUE(ids.ok()) << ids.status().ToString();
+    EXPECT_EQ(std::adjacent_find(ids->begin(), ids->end()), ids->end()) << "a key is in two partitions";
+  };
+  {
+    SyncThread sync(options);
+    ASSERT_TRUE(WaitEqual(path, select, db_)) << StopReason(sync);
+    Sql("UPDATE orders SET update_time = NULL, status = 'into null' WHERE order_id BETWEEN 1 AND 10", db_);
+    Sql("UPDATE orders SET update_time = timestamp '2026-12-02 00:00:00', status = 'out of null' WHERE order_id IN "
+        "(4, 8, 12, 16)",
+        db_);
+    Sql("BEGIN; UPDATE orders SET update_time = NULL WHERE order_id = 21; UPDATE orders SET update_time = "
+        "'2026-12-03 00:00:00' WHERE order_id = 21; UPDATE orders SET update_time = NULL WHERE order_id = 22; COMMIT",
+        db_);
+    Sql("DELETE FROM orders WHERE order_id IN (20, 24, 5)", db_);
+    ASSERT_TRUE(WaitEqual(path, select, db_)) << StopReason(sync);
+    expect_keys_once();
+    ASSERT_TRUE(sync.Stop().ok());
+  }
+  EXPECT_TRUE(FileSystem::Local()->Exists(path + "/dt=__DEFAULT_PARTITION__").value());
+  // While stopped: moves out of the NULL partition and into it; the restarted sync's key index comes
+  // from the lake, NULL partition included.
+  Sql("UPDATE orders SET update_time = timestamp '2026-12-04 00:00:00', status = 'out after restart' WHERE "
+      "order_id IN (1, 2, 28, 32)",
+      db_);
+  Sql("UPDATE orders SET update_time = NULL, status = 'in after restart' WHERE order_id IN (13, 14)", db_);
+  Sql("DELETE FROM orders WHERE order_id IN (36, 3)", db_);
+  SyncThread sync(options);
+  ASSERT_TRUE(WaitEqual(path, select, db_)) << StopReason(sync);
+  expect_keys_once();
+  Sql("UPDATE orders SET update_time = NULL WHERE order_id = 1; DELETE FROM orders WHERE order_id = 13", db_);
+  ASSERT_TRUE(WaitEqual(path, select, db_)) << StopReason(sync);
+  expect_keys_once();
+  ASSERT_TRUE(sync.Stop().ok());
 }
 
 TEST_F(PostgresSyncTest, UpdateOrDeleteOfATableWithoutPrimaryKeyStopsWithAClearError) {

@@ -455,7 +455,7 @@ class Doctor {
     } else if (with_slot + 1 > max) {
       Add(DoctorOutcome::kWarn,
           fmt::format("max_replication_slots = {} and {} in use: room for {} but not for the temporary slot that "
-                      "copies a table added later",
+                      "copies a table added later or asked for by tide sync resync (the sync stops when it needs one)",
                       max, slots_in_use_, o_.slot.empty() ? "Tide's slot" : "slot " + o_.slot),
           fix);
     } else {
@@ -475,8 +475,19 @@ class Doctor {
       Add(DoctorOutcome::kFail, fmt::format("max_wal_senders = {} and {} in use: no walsender left to stream to Tide", max, used),
           {"as a superuser:", fmt::format("ALTER SYSTEM SET max_wal_senders = {};", std::max<int64_t>(used + 2, 10)),
            "then restart the server"});
+    } else if (used + 2 > max) {
+      // A copy while the sync streams (a table joining, tide sync resync) makes its temporary slot on a
+      // replication connection of its own, beside the stream's.
+      Add(DoctorOutcome::kWarn,
+          fmt::format("max_wal_senders = {} and {} in use: room for the stream but not for the temporary slot's "
+                      "connection that copies a table added later or asked for by tide sync resync",
+                      max, used),
+          {"as a superuser:", fmt::format("ALTER SYSTEM SET max_wal_senders = {};", std::max<int64_t>(used + 2, 10)),
+           "then restart the server"});
     } else {
-      Add(DoctorOutcome::kOk, fmt::format("max_wal_senders = {}, {} in use", max, used));
+      Add(DoctorOutcome::kOk, fmt::format("max_wal_senders = {}, {} in use: room for the stream and a copy's "
+                                          "temporary slot",
+                                          max, used));
     }
     return Status::OK();
   }

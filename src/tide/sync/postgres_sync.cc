@@ -303,9 +303,8 @@ class Pipeline {
       TIDE_RETURN_IF_ERROR(Copy(o_.tables, created.snapshot_name, created.consistent_point, repl));
     } else if (!to_copy.empty()) {
       // Tables joining an existing slot are copied at a temporary slot's position of their own.
-      TIDE_ASSIGN_OR_RETURN(auto repl, PgConnection::Connect(o_.conninfo, PgSessionKind::kReplication));
-      std::string temp = TemporarySlotName();
-      TIDE_ASSIGN_OR_RETURN(CreatedSlot created, CreateReplicationSlot(*repl, temp, {true, SlotSnapshotAction::kExport}));
+      std::unique_ptr<PgConnection> repl;
+      TIDE_ASSIGN_OR_RETURN(CreatedSlot created, CreateCopySlot(to_copy, &repl));
       TIDE_RETURN_IF_ERROR(Copy(to_copy, created.snapshot_name, created.consistent_point, repl));
     }
     if (o_.copy_only || stop_->load()) return Status::OK();
@@ -416,6 +415,7 @@ class Pipeline {
     TIDE_ASSIGN_OR_RETURN(auto sink, TableSink::Open(FileSystem::Local(), catalog_->TablePath(id), id.ToString(),
                                                      table.ToString(), user_, std::move(computed),
                                                      o_.metadata_columns, source_database_));
+    sink->SetKeepAlive([this] { KeepAlive(); });
     sinks_[table] = sink.get();
     targets_[id.ToString()] = std::move(sink);
     return Status::OK();
@@ -589,9 +589,8 @@ class Pipeline {
     // What is buffered is committed first, at its own position: a target the copy commits (a shared
     // one, --into) must not publish other sources' rows under the copy's position.
     TIDE_RETURN_IF_ERROR(CommitRound(last_commit_lsn));
-    TIDE_ASSIGN_OR_RETURN(auto repl, PgConnection::Connect(o_.conninfo, PgSessionKind::kReplication));
-    std::string temp = TemporarySlotName();
-    TIDE_ASSIGN_OR_RETURN(CreatedSlot created, CreateReplicationSlot(*repl, temp, {true, SlotSnapshotAction::kExport}));
+    std::unique_ptr<PgConnection> repl;
+    TIDE_ASSIGN_OR_RETURN(CreatedSlot created, CreateCopySlot(added, &repl));
     return Copy(added, created.snapshot_name, created.consistent_point, repl, /*in_stream=*/true);
   }
 
@@ -635,10 +634,13 @@ class Pipeline {
     // What is buffered is committed first, at its own position (see AddNewTables). Whether the request
     // is done is told by the tables' copy positions, which this does not move.
     TIDE_RETURN_IF_ERROR(CommitRound(last_commit_lsn));
-    TIDE_ASSIGN_OR_RETURN(auto repl, PgConnection::Connect(o_.conninfo, PgSessionKind::kReplication));
-    std::string temp = TemporarySlotName();
-    TIDE_ASSIGN_OR_RETURN(CreatedSlot created, CreateReplicationSlot(*repl, temp, {true, SlotSnapshotAction::kExport}));
-    Status copied = Copy(tables, created.snapshot_name, created.consistent_point, repl, /*in_stream=*/true);
+    std::unique_ptr<PgConnection> repl;
+    Status copied;
+    if (auto created = CreateCopySlot(tables, &repl); created.ok()) {
+      copied = Copy(tables, created->snapshot_name, created->consistent_point, repl, /*in_stream=*/true);
+    } else {
+      copied = created.status();
+    }
     for (const PgTableName& t : tables) resync_.erase(t);
     if (!copied.ok()) {
       return copied.WithContext(fmt::format("copying {} again as tide sync resync asked (the request is read again "
@@ -646,6 +648,43 @@ class Pipeline {
                                             Join(names, ", ")));
     }
     return copied;
+  }
+
+  // Makes the temporary slot (with an exported snapshot) that copies `tables` at a position of their
+  // own, on a replication connection of its own (returned in *repl). A server without room for it
+  // (every replication slot or walsender taken) is an error that says so and how to make room: such a
+  // copy, retried at the next start, would fail the same way until then.
+  Result<CreatedSlot> CreateCopySlot(const std::vector<PgTableName>& tables, std::unique_ptr<PgConnection>* repl) {
+    std::vector<std::string> names;
+    for (const PgTableName& t : tables) names.push_back(t.ToString());
+    auto no_room = [&](const Status& why, std::string_view setting, std::string_view free) {
+      return Status::Unavailable(
+          "PostgreSQL has no room for the temporary replication slot that copies {} at a position of its own ({}); "
+          "{}, or raise {} (ALTER SYSTEM SET {} = ...; then restart PostgreSQL), then start the sync again. A "
+          "running sync needs its slot and walsender plus one temporary slot and walsender for each copy it makes "
+          "(a table joining, tide sync resync); tide doctor counts them",
+          Join(names, ", "), why.message(), free, setting, setting);
+    };
+    auto conn = PgConnection::Connect(o_.conninfo, PgSessionKind::kReplication);
+    if (!conn.ok()) {
+      const std::string& m = conn.status().message();
+      if (m.find("max_wal_senders") != std::string::npos || m.find("too many") != std::string::npos) {
+        return no_room(conn.status(), "max_wal_senders", "end replication connections nobody needs");
+      }
+      return conn.status();
+    }
+    auto created = CreateReplicationSlot(**conn, TemporarySlotName(), {true, SlotSnapshotAction::kExport});
+    if (!created.ok()) {
+      if ((*conn)->last_sqlstate() == "53400" ||
+          created.status().message().find("replication slots are in use") != std::string::npos) {
+        return no_room(created.status(), "max_replication_slots",
+                       "drop slots nobody reads (SELECT slot_name, active FROM pg_replication_slots; SELECT "
+                       "pg_drop_replication_slot('NAME'))");
+      }
+      return created.status();
+    }
+    *repl = std::move(conn).value();
+    return created;
   }
 
   // A temporary slot's name of its own for each copy: a walsender drops the previous one a moment
@@ -671,6 +710,7 @@ class Pipeline {
       TIDE_RETURN_IF_ERROR(sink->Commit(lsn));
       PublishCommit(*sink, lsn, std::chrono::duration<double, std::milli>(Clock::now() - sink_started).count());
       any = true;
+      KeepAlive();  // a round over many tables may take a while
     }
     if (any) {
       Publish([](SyncProgressSnapshot& p) {
@@ -695,7 +735,27 @@ class Pipeline {
     return false;
   }
 
+  // Tells PostgreSQL the stream is alive (a status update with the acknowledged position) while the
+  // sync works long between reads of the stream, at most once a second: the server ends a connection
+  // that says nothing for wal_sender_timeout (60 s by default).
+  void KeepAlive() {
+    ChangeStream* stream = live_stream_;
+    if (stream == nullptr || Clock::now() - last_keep_alive_ < std::chrono::seconds(1)) return;
+    last_keep_alive_ = Clock::now();
+    Status sent = stream->Flush();
+    if (!sent.ok()) TIDE_LOG_DEBUG("keeping the replication connection alive: {}", sent.ToString());
+  }
+
   Status Stream() {
+    // Cross-partition tables build their key index from the lake before the stream starts, not at
+    // their first change, when the stream would wait (and say nothing to the server) meanwhile. Writers
+    // made later (after a schema change or a TRUNCATE) keep the connection alive while they build it.
+    for (auto& [target, sink] : targets_) {
+      const Clock::time_point started = Clock::now();
+      TIDE_RETURN_IF_ERROR(sink->Prepare());
+      const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+      if (seconds >= 1) Progress(fmt::format("built the key index of {} in {:.1f} s", target, seconds));
+    }
     ChangeStreamOptions options;
     options.replication.conninfo = o_.conninfo;
     options.replication.slot = o_.slot;
@@ -705,10 +765,15 @@ class Pipeline {
     options.replication.messages = true;                   // tide sync resync's requests (resync_request.h)
     TIDE_ASSIGN_OR_RETURN(auto stream, ChangeStream::Start(options));
     sync_->SetStream(stream.get());
+    live_stream_ = stream.get();
     struct Unset {
       PostgresSync* sync;
-      ~Unset() { sync->SetStream(nullptr); }
-    } unset{sync_};
+      ChangeStream** live;
+      ~Unset() {
+        sync->SetStream(nullptr);
+        *live = nullptr;
+      }
+    } unset{sync_, &live_stream_};
     Progress(fmt::format("streaming from slot {} (publication {})", o_.slot, o_.publication));
 
     TransactionInfo txn;
@@ -864,6 +929,8 @@ class Pipeline {
   std::set<PgTableName> resync_;  // tables copied again (o_.resync, or a request while streaming)
   std::vector<PgTableName> resync_queue_;  // tables a tide sync resync request asked for, not copied yet
   int temporary_slots_ = 0;                // temporary slots made so far (for their names)
+  ChangeStream* live_stream_ = nullptr;    // the stream Stream() reads, while it runs
+  Clock::time_point last_keep_alive_ = Clock::now();
   Clock::time_point last_commit_ = Clock::now();
   Clock::time_point last_discovery_ = Clock::now();
   std::set<PgTableName> unpublished_;  // selected tables the user's publication lacks (warned once)

@@ -13,7 +13,9 @@
 #include "tide/table/schema/schema_manager.h"
 #include "tide/table/crosspartition/global_index_assigner.h"
 #include "tide/table/schema/core_options.h"
+#include "tide/table/operation/file_store_scan.h"
 #include "tide/table/snapshot/snapshot_manager.h"
+#include "tide/table/source/snapshot_table_reader.h"
 #include "tide/table/table.h"
 
 namespace tide {
@@ -106,6 +108,7 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(FileSystem* fs, std::string t
     sink->deletes_remove_records_ =
         sink->schema_.FindOption("aggregation.remove-record-on-delete").value_or("false") == "true";
   }
+  sink->remember_rows_ = sink->MayNeedRecentRows();
   TIDE_RETURN_IF_ERROR(sink->NewWriter());
   TIDE_ASSIGN_OR_RETURN(sink->commit_, FileStoreCommit::Create(fs, sink->table_path_, sink->table_name_));
   return sink;
@@ -118,7 +121,15 @@ Status TableSink::NewWriter(bool for_overwrite) {
   config.table_name = table_name_;
   // Rows for an OVERWRITE must not be compacted with the files it replaces.
   config.ignore_previous_files = for_overwrite;
+  config.keep_alive = keep_alive_;
   TIDE_ASSIGN_OR_RETURN(write_, TableWrite::Create(fs_, table_path_, schema_, commit_user_, config));
+  return Status::OK();
+}
+
+Status TableSink::Prepare() {
+  if (!failed_.ok()) return failed_;
+  Status s = write_->LoadKeyIndex();
+  if (!s.ok()) return Fail(s);
   return Status::OK();
 }
 
@@ -131,6 +142,7 @@ Status TableSink::AddSource(const std::string& source) {
         table_name_, source_table_, source);
   }
   sources_.push_back(source);
+  remember_rows_ = MayNeedRecentRows();
   return Status::OK();
 }
 
@@ -177,6 +189,7 @@ Status TableSink::DeleteRowsOf(const PgTableName& source) {
         table_name_, source.ToString(), kRecentRowsBudget >> 20));
   }
   std::vector<Row> doomed = recent_.RowsWhere(of_source);
+  for (Row& row : doomed) row.resize(schema_.fields.size());  // remembered before a column was added
   auto table = Table::Open(fs_, table_path_, table_name_);
   if (!table.ok()) return Fail(table.status());
   auto reader = (*table)->NewReader(ReadOptions{});
@@ -302,6 +315,19 @@ Status TableSink::Evolve(const SourceRelation& relation, Lsn last_complete_lsn, 
                          const SourceAttributeReader& read_catalog) {
   if (!failed_.ok()) return failed_;
   const std::string source = relation.table.ToString();
+  if (read_catalog) {
+    // A transaction resent after a restart may describe the table as it was before a schema change
+    // that the same transaction made and that the lake already took (its rows are not committed yet).
+    auto older = OlderSchemaOf(relation, read_catalog);
+    if (!older.ok()) return Fail(older.status().WithContext("table " + table_name_));
+    if (older->has_value()) {
+      OlderRelation& recorded = older_[&relation];
+      recorded.names.clear();
+      for (const DataField& f : relation.fields) recorded.names.push_back(f.name);
+      recorded.columns = std::move(**older);
+      return Status::OK();
+    }
+  }
   std::map<int32_t, int32_t> attnums;  // lake field id -> source attnum, as recorded
   if (std::optional<std::string> recorded = schema_.FindOption(std::string(kSourceAttnumsOption))) {
     auto parsed = ParseSourceAttnums(*recorded);
@@ -479,17 +505,27 @@ Status TableSink::Evolve(const SourceRelation& relation, Lsn last_complete_lsn, 
     changes.push_back(SchemaChange::SetOption(std::string(kSourceAttnumsOption), FormatSourceAttnums(next_attnums)));
   }
   if (changes.empty()) return CheckSource(relation);
+  // The transaction in flight already wrote rows of the table (or truncated it): they stay in files of
+  // the old schema, the rows after the change go into files of the new one, and the writer carries on
+  // (sequence numbers, buckets, key index), so the transaction is committed whole, in one snapshot
+  // (each data file names its schema).
+  const bool continues = pending_ && touched_in_transaction && columns_change;
   if (pending_) {
     // Recording attnums alone can wait for a schema change that needs a commit anyway.
     if (!columns_change) return CheckSource(relation);
-    if (touched_in_transaction) {
-      return Fail(Status::NotSupported(
-          "table {}: a transaction changed rows of {} and then its columns; Tide cannot split it between two "
-          "schemas yet; make the schema change in a transaction of its own, then restart",
-          table_name_, source));
+    // Whole transactions before this one are committed under the old schema.
+    if (!touched_in_transaction) TIDE_RETURN_IF_ERROR(Commit(last_complete_lsn));
+  }
+  if (continues) {
+    // Checked before the schema is committed: a refusal must leave the lake's schema as it was.
+    auto preview = ApplySchemaChanges(schema_, changes, true, table_name_, 0);
+    if (!preview.ok()) return Fail(preview.status().WithContext("following " + source));
+    Status fits = TableWrite::CheckSchemaContinues(schema_, *preview, table_name_);
+    if (!fits.ok()) {
+      return Fail(Status::NotSupported("{}; the transaction changed rows of {} before this schema change: make it in "
+                                       "a transaction of its own, then restart",
+                                       fits.message(), source));
     }
-    // Whole transactions only: the rows of the old shape are committed under the old schema.
-    TIDE_RETURN_IF_ERROR(Commit(last_complete_lsn));
   }
   for (const auto& [id, name] : renames) {
     TIDE_LOG_INFO("table {}: column {} of {} was renamed to {} (field id {} kept)", table_name_,
@@ -501,6 +537,23 @@ Status TableSink::Evolve(const SourceRelation& relation, Lsn last_complete_lsn, 
   key_columns_.clear();
   for (const std::string& key : schema_.primary_keys) key_columns_.push_back(schema_.FieldIndex(key));
   column_maps_.clear();
+  older_.clear();
+  committed_plan_.reset();
+  evolved_ = true;
+  // A column of a new type may now hold TOASTed values; the rows written so far were not kept then.
+  if (!remember_rows_ && MayNeedRecentRows()) {
+    remember_rows_ = true;
+    if (pending_) recent_.Forget();
+  }
+  if (continues) {
+    // Key types are unchanged (CheckSchemaContinues): the remembered keys stay valid.
+    auto maintenance = TableMaintenance::Create(fs_, table_path_, table_name_);
+    if (!maintenance.ok()) return Fail(maintenance.status());
+    maintenance_ = std::move(maintenance).value();
+    Status s = write_->ChangeSchema(schema_);
+    if (!s.ok()) return Fail(s);
+    return CheckSource(relation);
+  }
   {
     // Key columns may have widened; nothing is written since the last commit, so no key is remembered.
     std::vector<DataType> key_types;
@@ -512,11 +565,76 @@ Status TableSink::Evolve(const SourceRelation& relation, Lsn last_complete_lsn, 
   return CheckSource(relation);
 }
 
+Result<std::optional<std::vector<int>>> TableSink::OlderSchemaOf(const SourceRelation& relation,
+                                                                 const SourceAttributeReader& read_catalog) {
+  using Columns = std::optional<std::vector<int>>;
+  if (evolved_ || multi_source()) return Columns();
+  // Only a description the latest schema cannot take as it is.
+  bool names_fit = true, fits = true;
+  for (const DataField& f : relation.fields) {
+    int idx = schema_.FieldIndex(f.name);
+    names_fit = names_fit && idx >= 0 && IsSourceField(schema_.fields[static_cast<size_t>(idx)]);
+    fits = fits && idx >= 0 && schema_.fields[static_cast<size_t>(idx)].type.EqualsIgnoreNullable(f.type);
+  }
+  if (fits) return Columns();
+  if (!names_fit) {
+    // A column the lake knows under another name: an older description only when the catalog is ahead
+    // of it (else it is a rename back, to follow).
+    if (!read_catalog) return Columns();
+    auto catalog = read_catalog(relation.oid);
+    if (!catalog.ok()) return Columns();
+    bool same = catalog->size() == relation.fields.size();
+    for (size_t i = 0; same && i < catalog->size(); ++i) same = (*catalog)[i].name == relation.fields[i].name;
+    if (same) return Columns();
+  }
+  // The schemas taken since the newest snapshot's: a transaction committed under an older one is held.
+  int64_t since = 0;
+  SnapshotManager snapshots(fs_, table_path_);
+  TIDE_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
+  if (latest) {
+    TIDE_ASSIGN_OR_RETURN(Snapshot snapshot, snapshots.Get(*latest));
+    since = snapshot.schema_id;
+  }
+  SchemaManager schemas(fs_, table_path_);
+  for (int64_t id = schema_.id - 1; id >= since; --id) {
+    auto older = schemas.Get(id);
+    if (!older.ok()) {
+      if (older.status().IsNotFound()) continue;
+      return older.status();
+    }
+    std::vector<int> columns;
+    for (const DataField& f : relation.fields) {
+      int idx = older->FieldIndex(f.name);
+      if (idx < 0 || !IsSourceField(older->fields[static_cast<size_t>(idx)]) ||
+          !older->fields[static_cast<size_t>(idx)].type.EqualsIgnoreNullable(f.type)) {
+        break;
+      }
+      int now = schema_.FieldIndexById(older->fields[static_cast<size_t>(idx)].id);
+      if (now < 0) break;
+      columns.push_back(now);
+    }
+    if (columns.size() != relation.fields.size()) continue;
+    TIDE_LOG_INFO("table {}: {} is described as in schema {} of the table (a transaction resent after a restart, "
+                  "whose schema change the table already took); its rows are written under schema {}",
+                  table_name_, relation.table.ToString(), id, schema_.id);
+    return Columns(std::move(columns));
+  }
+  return Columns();
+}
+
 Result<const TableSink::RelationMap*> TableSink::MapOf(const SourceRelationPtr& relation) {
   auto it = column_maps_.find(relation.get());
   if (it != column_maps_.end()) return &it->second;
-  Status fits = CheckSource(*relation);
-  if (!fits.ok()) return Fail(fits);
+  const OlderRelation* older = nullptr;
+  if (auto found = older_.find(relation.get()); found != older_.end()) {
+    bool same = found->second.names.size() == relation->fields.size();
+    for (size_t i = 0; same && i < relation->fields.size(); ++i) same = found->second.names[i] == relation->fields[i].name;
+    if (same) older = &found->second;
+  }
+  if (older == nullptr) {
+    Status fits = CheckSource(*relation);
+    if (!fits.ok()) return Fail(fits);
+  }
   RelationMap map;
   map.relation = relation;
   std::vector<std::string> specs;
@@ -529,7 +647,11 @@ Result<const TableSink::RelationMap*> TableSink::MapOf(const SourceRelationPtr& 
   auto computed = BuildComputedColumns(specs, relation->fields);
   if (!computed.ok()) return Fail(computed.status().WithContext("table " + table_name_));
   map.computed = std::move(computed).value();
-  for (const DataField& f : relation->fields) map.columns.push_back(schema_.FieldIndex(f.name));
+  if (older != nullptr) {
+    map.columns = older->columns;
+  } else {
+    for (const DataField& f : relation->fields) map.columns.push_back(schema_.FieldIndex(f.name));
+  }
   for (const ComputedColumn& col : map.computed) {
     int idx = schema_.FieldIndex(col.name());
     if (idx < 0) {
@@ -589,8 +711,37 @@ Status TableSink::EncodeKey(const Row& row) {
   return Status::OK();
 }
 
+bool TableSink::MayNeedRecentRows() const {
+  // A TRUNCATE of one of several sources deletes that source's rows written since the last commit.
+  if (multi_source()) return true;
+  // PostgreSQL leaves out (`u`) only unchanged values it stored out of line (TOASTed): those of
+  // variable-length types, which map to lake types of variable length. A table whose columns are all
+  // of fixed length never meets one, and its rows need not be kept.
+  for (const DataField& f : schema_.fields) {
+    switch (f.type.root()) {
+      case TypeRoot::kBoolean:
+      case TypeRoot::kTinyInt:
+      case TypeRoot::kSmallInt:
+      case TypeRoot::kInt:
+      case TypeRoot::kBigInt:
+      case TypeRoot::kFloat:
+      case TypeRoot::kDouble:
+      case TypeRoot::kDate:
+      case TypeRoot::kTime:
+      case TypeRoot::kTimestamp:
+      case TypeRoot::kTimestampLtz: continue;
+      default: return true;
+    }
+  }
+  return false;
+}
+
 Status TableSink::Write(RowKind kind, Row row, bool remember) {
-  if (remember && !key_columns_.empty() && kind != RowKind::kUpdateBefore) {
+  if (remember && !remember_rows_) {
+    // Not kept: should a lookup come anyway, the set says it is incomplete, and the lake is made
+    // current first.
+    if (recent_.complete()) recent_.Forget();
+  } else if (remember && !key_columns_.empty() && kind != RowKind::kUpdateBefore) {
     TIDE_RETURN_IF_ERROR(EncodeKey(row));
     if (kind == RowKind::kDelete) {
       recent_.PutDeleted(key_scratch_);
@@ -619,14 +770,46 @@ Status TableSink::WriteCopyRows(const SourceRelationPtr& relation, std::vector<R
 
 Result<std::optional<std::map<std::string, Datum>>> TableSink::ReadCommittedRow(const Row& key_values) {
   using Found = std::optional<std::map<std::string, Datum>>;
-  TIDE_ASSIGN_OR_RETURN(auto table, Table::Open(fs_, table_path_, table_name_));
-  ReadOptions read;
-  read.primary_key_equals = key_values;
-  TIDE_ASSIGN_OR_RETURN(auto reader, table->NewReader(read));
   std::vector<Row> rows;
-  while (rows.empty()) {
-    TIDE_ASSIGN_OR_RETURN(bool more, reader->NextBatch(16, &rows));
-    if (!more) break;
+  std::unique_ptr<TableReader> reader;
+  for (int attempt = 0;; ++attempt) {
+    if (!committed_plan_) {
+      // The lake's files as of its newest snapshot, planned once until the next commit: each lookup of
+      // the round reads only the files that may hold its key.
+      CommittedPlan plan;
+      SnapshotManager snapshots(fs_, table_path_);
+      TIDE_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
+      if (latest) {
+        TIDE_ASSIGN_OR_RETURN(Snapshot snapshot, snapshots.Get(*latest));
+        FileStoreScan scan(fs_, table_path_, table_name_, schema_);
+        TIDE_ASSIGN_OR_RETURN(plan.splits, scan.Plan(snapshot));
+      }
+      committed_plan_ = std::move(plan);
+    }
+    TableReadContext read;
+    read.fs = fs_;
+    read.metadata_path = table_path_;
+    read.table_name = table_name_;
+    read.read_schema = schema_;  // the files of older schemas read by field id
+    read.key_equals = key_values;
+    auto opened = CreateSnapshotTableReader(std::move(read), committed_plan_->splits);
+    Status status = opened.status();
+    if (opened.ok()) {
+      reader = std::move(opened).value();
+      rows.clear();
+      while (rows.empty() && status.ok()) {
+        auto more = reader->NextBatch(16, &rows);
+        if (!more.ok()) {
+          status = more.status();
+        } else if (!*more) {
+          break;
+        }
+      }
+    }
+    if (status.ok()) break;
+    // Another writer's maintenance may have removed files of the planned snapshot: plan again, once.
+    committed_plan_.reset();
+    if (attempt > 0 || !status.IsNotFound()) return status;
   }
   if (rows.empty()) return Found();
   std::map<std::string, Datum> by_name;
@@ -675,6 +858,8 @@ Status TableSink::FillUnchanged(const SourceRelationPtr& relation, const RowChan
 
   Row recent;
   RecentRows::Found found = recent_.Find(key_scratch_, &recent);
+  // A row remembered before a column was added (in this transaction) has no value for it yet.
+  if (found == RecentRows::Found::kRow) recent.resize(schema_.fields.size());
   std::optional<std::map<std::string, Datum>> committed;
   if (found == RecentRows::Found::kUnknown && !recent_.complete()) {
     // Rows were dropped for the memory budget: the key may have been written since the last commit.
@@ -879,6 +1064,7 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn, const std:
   committed_.source_table = Join(sources_, ",");
   pending_ = false;
   recent_.Reset();
+  committed_plan_.reset();
   auto committed_at = std::chrono::steady_clock::now();
   if (!result->snapshot_ids.empty() && maintenance_) {
     // The commit stands whatever maintenance does: a failure is logged and retried after the next one.

@@ -33,6 +33,7 @@
 #include "tide/sync/recent_rows.h"
 #include "tide/codec/binary_row.h"
 #include "tide/table/operation/file_store_commit.h"
+#include "tide/table/operation/file_store_scan.h"
 #include "tide/table/operation/table_maintenance.h"
 #include "tide/table/sink/table_write.h"
 #include "tide/types/table_schema.h"
@@ -120,6 +121,13 @@ class TableSink {
   bool HasCopyOf(const std::string& source) const;
   // Whether changes wait for a commit.
   bool pending() const { return pending_; }
+  // Called now and then while the sink works long without taking changes (a cross-partition table's
+  // key index bootstrap), for the sync to keep its replication connection alive; applies to the writers
+  // made from now on.
+  void SetKeepAlive(std::function<void()> keep_alive) { keep_alive_ = std::move(keep_alive); }
+  // Readies the writer for the stream now: a cross-partition table's key index is built from the lake
+  // (else before its first row, in the middle of the stream).
+  Status Prepare();
   int64_t rows_written() const { return rows_written_; }
   // The writer's buffered bytes and the files of its buckets (TableWrite::FileCounts).
   int64_t buffered_bytes() const;
@@ -139,10 +147,14 @@ class TableSink {
   // trusted only when the catalog lists exactly the columns of `relation`, in order (else it changed
   // again after this stream position); when a rename cannot be told from a DROP and an ADD the result
   // is InvalidArgument naming the columns and the fix. Without `read_catalog` columns match by name.
-  // What is buffered (whole transactions up to `last_complete_lsn`) is committed first, so one writer
-  // never holds rows of two schemas; a transaction that changed rows of the table (or truncated it)
-  // before its columns (`touched_in_transaction`) is NotSupported. Any other difference is
-  // InvalidArgument naming the column and both types.
+  // What is buffered of whole transactions before this one (up to `last_complete_lsn`) is committed
+  // first, under the old schema. When the transaction in flight already changed rows of the table (or
+  // truncated it) (`touched_in_transaction`), the writer goes on under the new schema with those rows
+  // in files of the old one (TableWrite::ChangeSchema), so the whole transaction still goes out in one
+  // commit; NotSupported when the writer cannot (a key column's type changed). A description older
+  // than the lake's schema, from a transaction resent after a restart whose own schema change the lake
+  // already took (OlderSchemaOf), changes nothing. Any other difference is InvalidArgument naming the
+  // column and both types.
   Status Evolve(const SourceRelation& relation, Lsn last_complete_lsn, bool touched_in_transaction,
                 const SourceAttributeReader& read_catalog = {});
 
@@ -196,8 +208,19 @@ class TableSink {
   // The committed row of the key in key_values (target primary-key order), by column name; nullopt
   // when the lake has none.
   Result<std::optional<std::map<std::string, Datum>>> ReadCommittedRow(const Row& key_values);
+  // Whether the rows written since the last commit may be needed (RecentRows): to fill TOASTed values
+  // (a column of variable length), or to delete one source's rows (several sources).
+  bool MayNeedRecentRows() const;
   // Whether lake column `field` mirrors a source column (not a computed or metadata column).
   bool IsSourceField(const DataField& field) const;
+  // Whether `relation` describes the table as one of its schemas since the newest snapshot's did, not
+  // as the latest does: a transaction resent after a restart that changed the table's columns after
+  // changing rows; the lake took the schema change before the crash, not the rows. Its rows then map to
+  // the lake's columns by field id: the lake column of each of its columns, else nullopt. Only before
+  // this sink changed a schema itself, and for a table of one source.
+  // A rename among them counts only when `read_catalog` shows the catalog ahead of the description.
+  Result<std::optional<std::vector<int>>> OlderSchemaOf(const SourceRelation& relation,
+                                                        const SourceAttributeReader& read_catalog);
 
   FileSystem* fs_ = nullptr;
   std::string table_path_;
@@ -230,11 +253,25 @@ class TableSink {
   std::vector<MetadataColumn> metadata_;
   std::string source_database_;
   std::map<const SourceRelation*, RelationMap> column_maps_;
+  // Descriptions of an earlier schema (OlderSchemaOf) met by Evolve: their column names (checked when
+  // a relation's address is met again) and the lake column of each.
+  struct OlderRelation {
+    std::vector<std::string> names;
+    std::vector<int> columns;
+  };
+  std::map<const SourceRelation*, OlderRelation> older_;
+  bool evolved_ = false;  // this sink changed the table's schema
   // The rows written since the last commit, for TOAST fill; the primary-key encoder of their keys.
   RecentRows recent_{kRecentRowsBudget};
+  // The lake's files for ReadCommittedRow, planned at its first lookup after a commit.
+  struct CommittedPlan {
+    std::vector<DataSplit> splits;
+  };
+  std::optional<CommittedPlan> committed_plan_;
   std::unique_ptr<BinaryRowWriter> key_writer_;
   std::string key_scratch_;
   static constexpr int64_t kRecentRowsBudget = 64 << 20;
+  bool remember_rows_ = true;  // MayNeedRecentRows()
   bool pending_ = false;
   bool truncate_ = false;  // the next commit overwrites the table
   // A cross-partition update table: the key index routes deletes, so a key-only delete need not
@@ -246,6 +283,7 @@ class TableSink {
   // ... except a DELETE when aggregation.remove-record-on-delete removes the record instead.
   bool deletes_remove_records_ = false;
   int64_t rows_written_ = 0;
+  std::function<void()> keep_alive_;
   Status failed_;
 };
 

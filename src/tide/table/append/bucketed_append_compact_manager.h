@@ -70,6 +70,9 @@ class BucketedAppendCompactManager {
   // The task's error, if it failed (its files are deleted).
   Result<std::optional<AppendCompactResult>> GetCompactionResult(bool blocking);
   bool CompactionRunning() const { return task_.valid(); }
+  // Compacts with `context` from now on (the table's schema changed). REQUIRES: no task running;
+  // `context` outlives the manager.
+  void Rebind(AppendCompactContext* context) { context_ = context; }
   // The files still to compact, oldest first.
   const std::vector<DataFileMeta>& to_compact() const { return to_compact_; }
   // The files being compacted and those still to compact.

@@ -8,7 +8,8 @@
 namespace tide {
 
 Status BootstrapGlobalIndex(FileSystem* fs, const std::string& table_path, const std::string& table_name,
-                            const TableSchema& schema, GlobalIndexAssigner* assigner) {
+                            const TableSchema& schema, GlobalIndexAssigner* assigner,
+                            const std::function<void()>& tick) {
   auto context = [&](Status s) { return s.WithContext("table " + table_name + ", loading the cross-partition key index"); };
   SnapshotManager snapshots(fs, table_path);
   auto latest = snapshots.LatestId();
@@ -52,6 +53,7 @@ Status BootstrapGlobalIndex(FileSystem* fs, const std::string& table_path, const
         TIDE_RETURN_IF_ERROR(key_writer.Write(row, &key));
         TIDE_RETURN_IF_ERROR(assigner->BootstrapKey(key, partition, bucket, [&] { return RowToString(row, key_fields); }));
       }
+      if (tick) tick();
       if (!*more) break;
     }
   }

@@ -507,7 +507,7 @@ Status TableWrite::LoadGlobalIndex() {
   if (!index.ok()) return Fail(index.status());
   if (!config_.ignore_previous_files) {
     // The index must know every key the table holds before the first row is routed.
-    Status loaded = BootstrapGlobalIndex(fs_, table_path_, table_name_, schema_, index->get());
+    Status loaded = BootstrapGlobalIndex(fs_, table_path_, table_name_, schema_, index->get(), config_.keep_alive);
     if (!loaded.ok()) return Fail(loaded);
     metrics_.bootstrapped_keys += (*index)->bootstrapped_keys();
   }
@@ -1210,6 +1210,103 @@ void TableWrite::Abort() {
   // Bucket assignments made for the dropped rows go too: the indexes are read again from the table.
   if (dynamic_index_) dynamic_index_ = std::make_unique<DynamicBucketIndex>(fs_, table_path_, table_name_, dynamic_options_);
   global_index_.reset();
+}
+
+Status TableWrite::CheckSchemaContinues(const TableSchema& current, const TableSchema& next, const std::string& table_name) {
+  auto refuse = [&](const std::string& what) {
+    return Status::NotSupported("table {}: a writer cannot go on from schema {} to schema {} within one commit: {}",
+                                table_name, current.id, next.id, what);
+  };
+  if (next.fields.size() < current.fields.size()) return refuse("columns were removed");
+  if (next.primary_keys != current.primary_keys) return refuse("the primary key changed");
+  if (next.partition_keys != current.partition_keys) return refuse("the partition keys changed");
+  std::set<std::string> keyed(current.primary_keys.begin(), current.primary_keys.end());
+  keyed.insert(current.partition_keys.begin(), current.partition_keys.end());
+  for (const std::string& k : current.BucketKeys()) keyed.insert(k);
+  for (const auto& [key, value] : current.options) {
+    if (key == "sequence.field") {
+      for (const std::string& f : SplitTrimmed(value, ',')) keyed.insert(f);
+    }
+  }
+  for (size_t i = 0; i < current.fields.size(); ++i) {
+    const DataField& was = current.fields[i];
+    const DataField& now = next.fields[i];
+    if (now.id != was.id) return refuse(fmt::format("column {} moved or was replaced", was.name));
+    if (keyed.count(was.name) && (now.name != was.name || !now.type.EqualsIgnoreNullable(was.type))) {
+      return refuse(fmt::format("key column {} was renamed or changed type ({} to {})", was.name,
+                                was.type.ToString(), now.type.ToString()));
+    }
+    if (was.type.nullable() && !now.type.nullable()) {
+      return refuse(fmt::format("column {} became NOT NULL", was.name));
+    }
+  }
+  for (size_t i = current.fields.size(); i < next.fields.size(); ++i) {
+    if (!next.fields[i].type.nullable()) {
+      return refuse(fmt::format("new column {} is NOT NULL (the rows before it have no value)", next.fields[i].name));
+    }
+  }
+  auto own_options = [](const std::map<std::string, std::string>& options) {
+    std::map<std::string, std::string> out;
+    for (const auto& [key, value] : options) {
+      if (!StartsWith(key, "tide.")) out.emplace(key, value);
+    }
+    return out;
+  };
+  if (own_options(current.options) != own_options(next.options)) return refuse("table options changed");
+  return Status::OK();
+}
+
+Status TableWrite::ChangeSchema(TableSchema next) {
+  if (!failed_.ok()) return failed_;
+  TIDE_RETURN_IF_ERROR(CheckSchemaContinues(schema_, next, table_name_));
+  // What is built for the new schema first: a failure here leaves the writer as it was.
+  TIDE_ASSIGN_OR_RETURN(CoreOptions options, CoreOptions::Create(next, table_name_));
+  if (config_.write_buffer_size) options.set_write_buffer_size(*config_.write_buffer_size);
+  if (config_.target_file_size) options.set_target_file_size(*config_.target_file_size);
+  TIDE_ASSIGN_OR_RETURN(DataFileLayout layout, DataFileLayout::Create(next, options, table_name_));
+  std::unique_ptr<WriteMergeFunction> merge;
+  if (next.HasPrimaryKey()) {
+    TIDE_ASSIGN_OR_RETURN(merge, WriteMergeFunction::Create(next, table_name_));
+  }
+  std::unique_ptr<CompactionContext> compaction;
+  if (compaction_context_) {
+    TIDE_ASSIGN_OR_RETURN(compaction, CompactionContext::Create(fs_, table_path_, table_name_, next, options,
+                                                                config_.creation_time_ms));
+  }
+  std::unique_ptr<AppendCompactContext> append_compaction;
+  if (append_compaction_context_) {
+    TIDE_ASSIGN_OR_RETURN(append_compaction, AppendCompactContext::Create(fs_, table_path_, table_name_, next, options,
+                                                                          config_.creation_time_ms));
+  }
+  // The rows so far go into files of the current schema; the compactions running over them finish
+  // under it (their results go with the next commit).
+  std::vector<BucketWriter*> all;
+  for (auto& [key, writer] : writers_) all.push_back(writer.get());
+  TIDE_RETURN_IF_ERROR(FlushAll(all));
+  for (BucketWriter* w : all) TIDE_RETURN_IF_ERROR(SyncCompaction(w, /*blocking=*/true));
+
+  for (auto& [key, w] : writers_) {
+    if (w->compact && compaction) w->compact->Rebind(compaction.get());
+    if (w->append_compact && append_compaction) w->append_compact->Rebind(append_compaction.get());
+  }
+  if (compaction) compaction_context_ = std::move(compaction);
+  if (append_compaction) append_compaction_context_ = std::move(append_compaction);
+  not_null_.clear();
+  is_key_column_.clear();
+  for (const DataField& f : next.fields) {
+    not_null_.push_back(!f.type.nullable());
+    bool key = std::find(next.primary_keys.begin(), next.primary_keys.end(), f.name) != next.primary_keys.end() ||
+               std::find(next.partition_keys.begin(), next.partition_keys.end(), f.name) != next.partition_keys.end();
+    is_key_column_.push_back(key);
+  }
+  merge_ = std::move(merge);
+  buffer_spec_.merge = merge_.get();
+  context_->layout = std::move(layout);
+  context_->parallel_writes = ParquetCodecNamed(context_->layout.parquet.compression).has_value() &&
+                              ParquetFileEncoder::CanEncode(context_->layout.columns);
+  options_ = std::move(options);
+  schema_ = std::move(next);
+  return Status::OK();
 }
 
 }  // namespace tide

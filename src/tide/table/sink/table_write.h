@@ -112,6 +112,9 @@ struct TableWriteConfig {
   // Cross-partition update tables: bytes of keys the key index keeps in memory before it spills them
   // into RocksDB (KeyIndex); about 50 bytes per key of one BIGINT.
   size_t key_index_memory = KeyIndex::kDefaultMemoryBudget;
+  // Called now and then on the writer's thread while it works long without taking rows (the key index
+  // bootstrap reads the whole table), e.g. to keep a replication connection alive meanwhile.
+  std::function<void()> keep_alive;
 };
 
 // The data files of the buckets a writer compacts (their levels), as of its last flush or commit.
@@ -155,6 +158,10 @@ class TableWrite {
   Status Write(RowKind kind, const Row& row);
   Status Write(RowKind kind, Row&& row);
 
+  // Cross-partition update tables: builds the key index from the latest snapshot now (else it is built
+  // before the first row); nothing for other tables or when it is built already.
+  Status LoadKeyIndex() { return cross_partition_ && !global_index_ ? LoadGlobalIndex() : Status::OK(); }
+
   // Flushes every buffer and returns one message per (partition, bucket) with files written since the
   // previous call, sorted by partition bytes then bucket. The files are durable when this returns.
   Result<std::vector<CommitMessage>> PrepareCommit();
@@ -171,6 +178,22 @@ class TableWrite {
   // Drops every buffered row and deletes the files written since the last PrepareCommit (waiting for a
   // running compaction first). The writer then starts afresh from the latest snapshot.
   void Abort();
+
+  // Goes on under `next`, a later schema of the table, keeping everything written so far: every
+  // buffer is flushed into files of the current schema and running compactions finish; the rows that
+  // follow are checked, merged, written and compacted under `next`. The next PrepareCommit lists the
+  // files of both schemas, for one commit (each data file names its schema, and readers and compaction
+  // read a file by it, column by field id). Sequence numbers, bucket assignments, the key index,
+  // levels and deletion vectors carry on, so one transaction may span a schema change.
+  // `next` must continue the current schema as column additions, renames, widenings and NOT NULL
+  // relaxations do: the current columns keep their ids and places, new ones are nullable and come
+  // after them, key, partition, bucket-key and sequence columns keep their names and types, and table
+  // options are unchanged (those under `tide.` aside, which the writer does not read). NotSupported,
+  // naming the difference, otherwise (the writer is then unchanged).
+  Status ChangeSchema(TableSchema next);
+  // Whether ChangeSchema can go from `current` to `next` (the NotSupported it would return).
+  static Status CheckSchemaContinues(const TableSchema& current, const TableSchema& next,
+                                     const std::string& table_name);
 
   const std::string& commit_user() const { return commit_user_; }
   const TableSchema& schema() const { return schema_; }

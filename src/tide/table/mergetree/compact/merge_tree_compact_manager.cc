@@ -32,6 +32,14 @@ MergeTreeCompactManager::MergeTreeCompactManager(Levels levels, SerialExecutor* 
   }
 }
 
+void MergeTreeCompactManager::Rebind(CompactionContext* context) {
+  context_ = context;
+  // The lookups read files into the context's schema: they start afresh under the new one.
+  if (context->lookup().need_lookup) {
+    lookup_ = std::make_unique<LookupLevels>(context, bucket_dir_, dv_.get(), context->lookup_cache());
+  }
+}
+
 MergeTreeCompactManager::~MergeTreeCompactManager() {
   // A task still running writes files nothing will reference: wait for it and delete them.
   if (task_.valid()) {

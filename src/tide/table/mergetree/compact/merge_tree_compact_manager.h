@@ -60,6 +60,9 @@ class MergeTreeCompactManager {
     return static_cast<int64_t>(levels_.NumberOfSortedRuns()) > static_cast<int64_t>(stop_trigger_) + 1;
   }
   const Levels& levels() const { return levels_; }
+  // Compacts with `context` from now on (the table's schema changed; files keep their own schemas and
+  // are read by field id). REQUIRES: no task running; `context` outlives the manager.
+  void Rebind(CompactionContext* context);
   // The bucket's deletion vectors, or null. REQUIRES for changes: no task running.
   BucketedDvMaintainer* dv() { return dv_.get(); }
 
