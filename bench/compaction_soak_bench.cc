@@ -247,13 +247,20 @@ struct DiskUsage {
   int64_t metadata_bytes = 0;  // snapshot/, manifest/ (manifests, manifest lists, index manifests), index/
 };
 
+// Expiry runs on its own thread meanwhile: a file listed may be gone when its size is asked (skipped).
 DiskUsage MeasureDisk(const std::string& table_path) {
   DiskUsage u;
-  for (const auto& e : stdfs::recursive_directory_iterator(table_path)) {
-    if (!e.is_regular_file()) continue;
+  std::error_code ec;
+  for (auto it = stdfs::recursive_directory_iterator(table_path, ec); !ec && it != stdfs::recursive_directory_iterator();
+       it.increment(ec)) {
+    const auto& e = *it;
+    std::error_code file_ec;
+    if (!e.is_regular_file(file_ec) || file_ec) continue;
+    const auto file_size = e.file_size(file_ec);
+    if (file_ec) continue;
     std::string rel = stdfs::relative(e.path(), table_path).string();
     std::string name = e.path().filename().string();
-    auto size = static_cast<int64_t>(e.file_size());
+    auto size = static_cast<int64_t>(file_size);
     if (rel.rfind("bucket-", 0) == 0 || rel.find("/bucket-") != std::string::npos) {
       ++u.data_files;
       u.data_bytes += size;

@@ -71,7 +71,7 @@ struct TableProgress {
   int64_t maintenance_failures = 0;
   int64_t snapshots_expired = 0;
   double last_maintenance_ms = 0;
-  std::string maintenance_error;
+  std::string maintenance_error = {};
 };
 
 struct SyncProgressSnapshot {
