@@ -8,11 +8,15 @@
 // fixed buckets, Paimon's default compaction options (unless --option overrides one). One TableWrite
 // (the same writer for the whole run, as the sync keeps one) loads --rows rows in one commit, then each
 // round writes --changes changes (by default 90% updates (+U) of random live keys, 5% inserts (+I) of
-// new keys, 5% deletes (-D) of random live keys), then PrepareCommit + FileStoreCommit::Commit +
-// TableMaintenance::AfterCommit, as TableSink::Commit does. Time is compressed: nothing sleeps, round r
-// stands for r x --interval-ms of simulated time, and the committer's and maintenance's clocks read the
-// simulated time, so snapshot expiry (`snapshot.time-retained`, set by --time-retained-min) counts
-// simulated minutes. 7,200 rounds stand for an hour.
+// new keys, 5% deletes (-D) of random live keys), then PrepareCommit + FileStoreCommit::Commit, and asks
+// BackgroundMaintenance for a run (snapshot expiry on its own thread), as TableSink::Commit does. Round
+// r stands for r x --interval-ms of simulated time, and the committer's and maintenance's clocks read
+// the simulated time, so snapshot expiry (`snapshot.time-retained`, set by --time-retained-min) counts
+// simulated minutes; 7,200 rounds stand for an hour. Without --pace time is compressed: nothing sleeps,
+// the next round starts at once. With --pace, round r starts r x --interval-ms of wall time after the
+// first (at once when the bench is behind), so the compaction and maintenance threads get the time a
+// real sync gives them; the samples' reads are not counted in that schedule (it is moved on by the time
+// a sample takes), and the summary tells how late rounds started.
 //
 // Every --sample-every rounds (and at the start and end) the bench records: live data files (latest
 // snapshot), data files on disk, the maximum of sorted runs over the buckets (level-0 files + non-empty
@@ -30,7 +34,7 @@
 //
 //   build/bench/compaction_soak_bench [--rows=1000000] [--buckets=4] [--rounds=1200] [--changes=5000]
 //       [--interval-ms=500] [--sample-every=60] [--lookups=100] [--write-only-rounds=240]
-//       [--time-retained-min=10] [--csv=PATH] [--option=key=value ...] [--keep] [--no-reads]
+//       [--time-retained-min=10] [--csv=PATH] [--option=key=value ...] [--keep] [--no-reads] [--pace]
 // --no-reads: the samples skip the scans and lookups (to tell the writer's memory from the readers').
 // --no-metadata-cache: turns off the Parquet footer cache of the DuckDB that reads data files for
 // compaction and lookups (DataFileDatabase, which sets parquet_metadata_cache = true), to tell its share
@@ -38,6 +42,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -50,6 +55,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "tide/format/duckdb_handle.h"
@@ -58,6 +64,7 @@
 #include "tide/table/io/data_file_reader.h"
 #include "tide/table/operation/file_store_commit.h"
 #include "tide/table/operation/file_store_scan.h"
+#include "tide/table/operation/background_maintenance.h"
 #include "tide/table/operation/table_maintenance.h"
 #include "tide/table/schema/schema_manager.h"
 #include "tide/table/sink/table_write.h"
@@ -92,6 +99,7 @@ struct Flags {
   bool keep = false;
   bool no_reads = false;  // samples measure files, runs, metadata, commits and memory only (no scans, lookups)
   bool no_metadata_cache = false;  // SET parquet_metadata_cache = false in the data files' DuckDB (a diagnosis)
+  bool pace = false;  // round r starts at r x interval of wall time
 };
 
 Flags ParseFlags(int argc, char** argv) {
@@ -125,6 +133,8 @@ Flags ParseFlags(int argc, char** argv) {
       f.keep = true;
     } else if (a == "--no-reads") {
       f.no_reads = true;
+    } else if (a == "--pace") {
+      f.pace = true;
     } else if (a == "--no-metadata-cache") {
       f.no_metadata_cache = true;
     } else {
@@ -237,13 +247,20 @@ struct DiskUsage {
   int64_t metadata_bytes = 0;  // snapshot/, manifest/ (manifests, manifest lists, index manifests), index/
 };
 
+// Expiry runs on its own thread meanwhile: a file listed may be gone when its size is asked (skipped).
 DiskUsage MeasureDisk(const std::string& table_path) {
   DiskUsage u;
-  for (const auto& e : stdfs::recursive_directory_iterator(table_path)) {
-    if (!e.is_regular_file()) continue;
+  std::error_code ec;
+  for (auto it = stdfs::recursive_directory_iterator(table_path, ec); !ec && it != stdfs::recursive_directory_iterator();
+       it.increment(ec)) {
+    const auto& e = *it;
+    std::error_code file_ec;
+    if (!e.is_regular_file(file_ec) || file_ec) continue;
+    const auto file_size = e.file_size(file_ec);
+    if (file_ec) continue;
     std::string rel = stdfs::relative(e.path(), table_path).string();
     std::string name = e.path().filename().string();
-    auto size = static_cast<int64_t>(e.file_size());
+    auto size = static_cast<int64_t>(file_size);
     if (rel.rfind("bucket-", 0) == 0 || rel.find("/bucket-") != std::string::npos) {
       ++u.data_files;
       u.data_bytes += size;
@@ -482,9 +499,11 @@ void PrintSample(const Sample& s) {
 struct RunSummary {
   std::vector<Sample> samples;
   std::vector<double> pc_ms;     // PrepareCommit + Commit of every round
-  std::vector<double> round_ms;  // the whole round (writes, PrepareCommit, Commit, maintenance)
+  std::vector<double> round_ms;  // the whole round (writes, PrepareCommit, Commit, maintenance request)
+  std::vector<double> late_ms;   // --pace: how late each round started against its schedule
   double wall_s = 0;
   int64_t compact_snapshots = 0;
+  BackgroundMaintenanceStats maintenance;
 };
 
 struct Soak {
@@ -500,14 +519,17 @@ RunSummary RunSoak(Soak& soak, const std::string& name, bool write_only, int64_t
   const std::string path = soak.root + "/default.db/" + name;
   const int64_t start_ms = 1767225600000;  // 2026-01-01 00:00 UTC: the simulated clock's start
   int64_t round = 0;
-  auto sim_clock = [&]() { return start_ms + round * flags.interval_ms; };
+  // The maintenance thread reads the clock too.
+  std::atomic<int64_t> clock_round{0};
+  auto sim_clock = [&]() { return start_ms + clock_round.load() * flags.interval_ms; };
 
   FileStoreCommitConfig commit_config;
   commit_config.clock = sim_clock;
   auto committer = FileStoreCommit::Create(fs, path, "bench." + name, commit_config);
   Check(committer.status(), "FileStoreCommit::Create");
-  auto maintenance = TableMaintenance::Create(fs, path, "bench." + name, sim_clock);
-  Check(maintenance.status(), "TableMaintenance::Create");
+  auto created_maintenance = TableMaintenance::Create(fs, path, "bench." + name, sim_clock);
+  Check(created_maintenance.status(), "TableMaintenance::Create");
+  auto maintenance = std::make_unique<BackgroundMaintenance>(std::move(created_maintenance).value());
   auto schema = SchemaManager(fs, path).Latest();
   Check(schema.status(), "schema");
   TableWriteConfig write_config;
@@ -534,8 +556,9 @@ RunSummary RunSoak(Soak& soak, const std::string& name, bool write_only, int64_t
     *commit_ms = Seconds(t1) * 1e3;
     if (result->snapshot_ids.size() > 1) summary.compact_snapshots += 1;
     auto t2 = std::chrono::steady_clock::now();
-    auto report = (*maintenance)->AfterCommit();
-    Check(report.status(), "AfterCommit");
+    auto dropped = maintenance->ExpirePartitions();
+    Check(dropped.status(), "ExpirePartitions");
+    maintenance->Request();
     *maint_ms = Seconds(t2) * 1e3;
   };
 
@@ -554,6 +577,7 @@ RunSummary RunSoak(Soak& soak, const std::string& name, bool write_only, int64_t
 
   std::vector<double> window_pc, window_round;
   double window_prepare_max = 0, window_commit_max = 0, window_maint_max = 0;
+  int64_t maintenance_runs_seen = 0;
   int64_t window_over = 0;
   int64_t window_max_runs = 0;
   auto take_sample = [&]() {
@@ -607,7 +631,21 @@ RunSummary RunSoak(Soak& soak, const std::string& name, bool write_only, int64_t
   };
 
   take_sample();
+  // --pace: round r is due at schedule_start + r x interval; samples move the schedule on by their time.
+  auto schedule_start = std::chrono::steady_clock::now();
+  const auto interval = std::chrono::milliseconds(flags.interval_ms);
   for (round = 1; round <= rounds; ++round) {
+    if (flags.pace) {
+      const auto due = schedule_start + (round - 1) * interval;
+      const auto now = std::chrono::steady_clock::now();
+      if (now < due) {
+        std::this_thread::sleep_until(due);
+        summary.late_ms.push_back(0);
+      } else {
+        summary.late_ms.push_back(std::chrono::duration<double, std::milli>(now - due).count());
+      }
+    }
+    clock_round = round;
     auto t0 = std::chrono::steady_clock::now();
     for (int64_t i = 0; i < flags.changes; ++i) {
       uint64_t pick = expected.Draw() % 100;
@@ -634,13 +672,29 @@ RunSummary RunSoak(Soak& soak, const std::string& name, bool write_only, int64_t
     summary.round_ms.push_back(whole);
     window_prepare_max = std::max(window_prepare_max, prepare_ms);
     window_commit_max = std::max(window_commit_max, commit_ms);
-    window_maint_max = std::max(window_maint_max, maint_ms);
+    // The longest maintenance run that finished since the last round (runs end on their own thread).
+    const BackgroundMaintenanceStats m = maintenance->stats();
+    if (m.runs > maintenance_runs_seen) {
+      maintenance_runs_seen = m.runs;
+      window_maint_max = std::max(window_maint_max, m.last_run_ms);
+    }
+    if (m.failures > 0) {
+      std::fprintf(stderr, "%s round %lld: maintenance failed: %s\n", name.c_str(), static_cast<long long>(round),
+                   m.last_error.c_str());
+      std::exit(1);
+    }
     if (pc > static_cast<double>(flags.interval_ms)) ++window_over;
     // The sorted runs after every commit (outside the timed part of the round).
     window_max_runs = std::max(window_max_runs, MeasureTree(path).max_runs);
-    if (round % flags.sample_every == 0 || round == rounds) take_sample();
+    if (round % flags.sample_every == 0 || round == rounds) {
+      auto sample_start = std::chrono::steady_clock::now();
+      take_sample();
+      schedule_start += std::chrono::steady_clock::now() - sample_start;
+    }
   }
   summary.wall_s = Seconds(run_start);
+  maintenance->WaitIdle();
+  summary.maintenance = maintenance->stats();
   return summary;
 }
 
@@ -697,6 +751,19 @@ void PrintSummary(const std::string& what, const RunSummary& r, const Flags& fla
               static_cast<long long>(last.metrics.compacted_files_before),
               static_cast<long long>(last.metrics.compacted_files_after));
   std::printf("  RSS: max %.0f MB at the samples, peak (VmHWM) %.0f MB\n", max_rss, max_hwm);
+  std::printf("  maintenance (background): %lld requests, %lld runs, %lld failures, %lld snapshots expired, "
+              "%lld data files deleted, longest run %.1f ms\n",
+              static_cast<long long>(r.maintenance.requests), static_cast<long long>(r.maintenance.runs),
+              static_cast<long long>(r.maintenance.failures), static_cast<long long>(r.maintenance.snapshots_expired),
+              static_cast<long long>(r.maintenance.data_files_deleted), r.maintenance.max_run_ms);
+  if (!r.late_ms.empty()) {
+    int64_t late = 0;
+    for (double l : r.late_ms) late += l > 0 ? 1 : 0;
+    std::printf("  paced: %lld of %zu rounds started late (the previous round overran its interval); lateness p50 "
+                "%.1f ms, p99 %.1f ms, max %.1f ms\n",
+                static_cast<long long>(late), r.late_ms.size(), Percentile(r.late_ms, 0.5), Percentile(r.late_ms, 0.99),
+                *std::max_element(r.late_ms.begin(), r.late_ms.end()));
+  }
 }
 
 }  // namespace
@@ -731,8 +798,10 @@ int main(int argc, char** argv) {
   for (const auto& [k, v] : schema.options) {
     if (k != "bucket") std::printf(", %s=%s", k.c_str(), v.c_str());
   }
-  std::printf(" (everything else, compaction included, Paimon's defaults); snapshot expiry by TableMaintenance after "
-              "every commit on the simulated clock\n");
+  std::printf(" (everything else, compaction included, Paimon's defaults); snapshot expiry by BackgroundMaintenance "
+              "after every commit on the simulated clock; %s\n",
+              flags.pace ? "paced: round r starts at r x interval of wall time (--pace)"
+                         : "time compressed: rounds run back to back");
   std::printf("machine: %ld cores, load average %s at the start\n", sysconf(_SC_NPROCESSORS_ONLN),
               LoadAverage().c_str());
   std::fflush(stdout);

@@ -178,6 +178,10 @@ TEST_F(MetricsEndpointTest, PrometheusParserReadsWhatTheSyncDid) {
   EXPECT_GE(SampleValue(m, "tide_sync_max_files_per_bucket", orders).value_or(0), 1.0);
   EXPECT_GE(SampleValue(m, "tide_sync_max_sorted_runs_per_bucket", orders).value_or(0), 1.0);
   EXPECT_EQ(SampleValue(m, "tide_sync_write_buffer_bytes", orders), 0.0) << "a commit leaves nothing buffered";
+  // Maintenance after commits runs beside them: its families are there, and nothing failed.
+  EXPECT_GE(SampleValue(m, "tide_sync_table_maintenance_runs_total", orders).value_or(-1), 0.0);
+  EXPECT_EQ(SampleValue(m, "tide_sync_table_maintenance_failures_total", orders), 0.0);
+  EXPECT_GE(SampleValue(m, "tide_sync_table_snapshots_expired_total", orders).value_or(-1), 0.0);
   EXPECT_GE(SampleValue(m, "tide_sync_transactions_total").value_or(0), 2.0);
   EXPECT_EQ(SampleValue(m, "tide_sync_up"), 1.0);
   EXPECT_EQ(SampleValue(m, "tide_sync_info", {{"slot", slot()}}), 1.0);

@@ -157,6 +157,20 @@ std::string RenderPrometheusText(const SyncProgressSnapshot& p, int64_t now_unix
   for (const TableProgress& t : p.tables) {
     w.Sample("tide_sync_max_sorted_runs_per_bucket", TableLabels(t), t.max_sorted_runs_per_bucket);
   }
+  w.Family("tide_sync_table_maintenance_runs_total", "counter",
+           "Maintenance runs after the table's commits (snapshot expiry, tags; beside the commits), in this run");
+  for (const TableProgress& t : p.tables) w.Sample("tide_sync_table_maintenance_runs_total", TableLabels(t), t.maintenance_runs);
+  w.Family("tide_sync_table_maintenance_failures_total", "counter",
+           "Maintenance runs that failed (logged; the commits stand and the next run retries), in this run");
+  for (const TableProgress& t : p.tables) {
+    w.Sample("tide_sync_table_maintenance_failures_total", TableLabels(t), t.maintenance_failures);
+  }
+  w.Family("tide_sync_table_snapshots_expired_total", "counter", "Snapshots of the table expired in this run");
+  for (const TableProgress& t : p.tables) w.Sample("tide_sync_table_snapshots_expired_total", TableLabels(t), t.snapshots_expired);
+  w.Family("tide_sync_table_last_maintenance_duration_seconds", "gauge", "How long the table's last maintenance run took");
+  for (const TableProgress& t : p.tables) {
+    w.Sample("tide_sync_table_last_maintenance_duration_seconds", TableLabels(t), t.last_maintenance_ms / 1000);
+  }
   w.Family("tide_sync_table_commits_total", "counter", "Lake commits that included the table, in this run");
   for (const TableProgress& t : p.tables) w.Sample("tide_sync_table_commits_total", TableLabels(t), t.commits);
   w.Family("tide_sync_table_committed_lsn", "gauge",

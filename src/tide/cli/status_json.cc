@@ -40,7 +40,11 @@ std::string RenderStatusJson(const SyncProgressSnapshot& p, const std::vector<St
                       {"commits", t.commits},
                       {"committed_lsn", lsn(t.committed_lsn)},
                       {"last_commit_ms", t.last_commit_unix_ms},
-                      {"last_commit_duration_ms", t.last_commit_duration_ms}});
+                      {"last_commit_duration_ms", t.last_commit_duration_ms},
+                      {"maintenance_runs", t.maintenance_runs},
+                      {"maintenance_failures", t.maintenance_failures},
+                      {"snapshots_expired", t.snapshots_expired},
+                      {"maintenance_error", t.maintenance_error}});
   }
   doc["tables"] = std::move(tables);
   json commits = json::array();

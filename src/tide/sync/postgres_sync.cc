@@ -343,6 +343,7 @@ class Pipeline {
     const int64_t now = NowUnixMs();
     const int64_t buffered = sink.buffered_bytes();
     const BucketFileCounts files = sink.file_counts();
+    const BackgroundMaintenanceStats maintenance = sink.maintenance_stats();
     Publish([&](SyncProgressSnapshot& p) {
       for (const std::string& source : sink.sources()) {
         TableProgress& t = SyncProgress::TableOf(p, source, sink.table_name());
@@ -354,6 +355,11 @@ class Pipeline {
         t.data_files = files.files;
         t.max_files_per_bucket = files.max_files;
         t.max_sorted_runs_per_bucket = files.max_sorted_runs;
+        t.maintenance_runs = maintenance.runs;
+        t.maintenance_failures = maintenance.failures;
+        t.snapshots_expired = maintenance.snapshots_expired;
+        t.last_maintenance_ms = maintenance.last_run_ms;
+        t.maintenance_error = maintenance.last_error;
       }
       p.last_commit_unix_ms = now;
       p.commit_duration.Observe(duration_ms / 1000);

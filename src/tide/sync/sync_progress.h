@@ -64,6 +64,14 @@ struct TableProgress {
   int64_t data_files = 0;
   int64_t max_files_per_bucket = 0;
   int64_t max_sorted_runs_per_bucket = 0;
+  // Maintenance after its commits (snapshot expiry, tags; on a thread of its own, so commits do not
+  // wait for it): runs finished, runs failed, snapshots expired, the last run's duration, and the error
+  // of the last run when it failed (empty otherwise). A failed run does not stop the sync.
+  int64_t maintenance_runs = 0;
+  int64_t maintenance_failures = 0;
+  int64_t snapshots_expired = 0;
+  double last_maintenance_ms = 0;
+  std::string maintenance_error = {};
 };
 
 struct SyncProgressSnapshot {

@@ -116,7 +116,23 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(FileSystem* fs, std::string t
 
 Status TableSink::NewWriter(bool for_overwrite) {
   if (write_) write_->Abort();
-  TIDE_ASSIGN_OR_RETURN(maintenance_, TableMaintenance::Create(fs_, table_path_, table_name_));
+  TIDE_ASSIGN_OR_RETURN(auto maintenance, TableMaintenance::Create(fs_, table_path_, table_name_));
+  if (maintenance_) {
+    // Waits for a run under way (one run is bounded by snapshot.expire.limit).
+    const BackgroundMaintenanceStats old = maintenance_->stats();
+    maintenance_.reset();
+    retired_maintenance_.requests += old.requests;
+    retired_maintenance_.runs += old.runs;
+    retired_maintenance_.failures += old.failures;
+    retired_maintenance_.snapshots_expired += old.snapshots_expired;
+    retired_maintenance_.data_files_deleted += old.data_files_deleted;
+    retired_maintenance_.max_run_ms = std::max(retired_maintenance_.max_run_ms, old.max_run_ms);
+    if (old.runs > 0) {
+      retired_maintenance_.last_run_ms = old.last_run_ms;
+      retired_maintenance_.last_error = old.last_error;
+    }
+  }
+  maintenance_ = std::make_unique<BackgroundMaintenance>(std::move(maintenance));
   TableWriteConfig config;
   config.table_name = table_name_;
   // Rows for an OVERWRITE must not be compacted with the files it replaces.
@@ -705,6 +721,24 @@ Result<Row> TableSink::ToTarget(const SourceRelationPtr& relation, Row source, i
 int64_t TableSink::buffered_bytes() const { return write_ ? write_->buffered_bytes() : 0; }
 BucketFileCounts TableSink::file_counts() const { return write_ ? write_->FileCounts() : BucketFileCounts{}; }
 
+BackgroundMaintenanceStats TableSink::maintenance_stats() const {
+  BackgroundMaintenanceStats stats = retired_maintenance_;
+  if (!maintenance_) return stats;
+  const BackgroundMaintenanceStats current = maintenance_->stats();
+  stats.requests += current.requests;
+  stats.runs += current.runs;
+  stats.failures += current.failures;
+  stats.snapshots_expired += current.snapshots_expired;
+  stats.data_files_deleted += current.data_files_deleted;
+  stats.max_run_ms = std::max(stats.max_run_ms, current.max_run_ms);
+  if (current.runs > 0) {
+    stats.last_run_ms = current.last_run_ms;
+    stats.last_error = current.last_error;
+  }
+  stats.running = current.running;
+  return stats;
+}
+
 Status TableSink::EncodeKey(const Row& row) {
   Status s = key_writer_->WriteProjected(row, key_columns_, &key_scratch_);
   if (!s.ok()) return Fail(s.WithContext("table " + table_name_ + ", primary key"));
@@ -1068,18 +1102,22 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn, const std:
   auto committed_at = std::chrono::steady_clock::now();
   if (!result->snapshot_ids.empty() && maintenance_) {
     // The commit stands whatever maintenance does: a failure is logged and retried after the next one.
-    auto report = maintenance_->AfterCommit();
-    if (!report.ok()) {
-      TIDE_LOG_WARN("table {}: maintenance after a commit failed: {}", table_name_, report.status().ToString());
-    } else if (!report->partitions_dropped.empty()) {
+    // Partition expiry runs here (its check is due at most every partition.expiration-check-interval),
+    // because the writer must drop what it holds of the dropped partitions before it writes on.
+    auto dropped = maintenance_->ExpirePartitions();
+    if (!dropped.ok()) {
+      TIDE_LOG_WARN("table {}: partition expiry after a commit failed: {}", table_name_, dropped.status().ToString());
+    } else if (!dropped->empty()) {
       // Expired partitions are gone: the writer's buckets and key index must not hold them any more.
       Status renewed = NewWriter();
       if (!renewed.ok()) return Fail(renewed);
     }
+    // Snapshot expiry and tags on the maintenance thread: this commit does not wait for them.
+    maintenance_->Request();
   }
   auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
   TIDE_LOG_DEBUG("table {}: committed up to {} ({} snapshot(s)): prepare {:.1f} ms ({} flushes {:.1f} ms, waits for "
-                 "compaction {:.1f} ms), commit {:.1f} ms, maintenance {:.1f} ms",
+                 "compaction {:.1f} ms), commit {:.1f} ms, partition expiry {:.1f} ms",
                  table_name_, FormatLsn(commit_lsn), result->snapshot_ids.size(), ms(started, prepared_at), flushes,
                  flush_ms, wait_ms, ms(prepared_at, committed_at),
                  ms(committed_at, std::chrono::steady_clock::now()));

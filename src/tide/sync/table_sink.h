@@ -12,7 +12,9 @@
 // Invariants: a commit holds whole source transactions (the caller commits only between
 // transactions); copied rows get lower sequence numbers than every streamed change (they are written
 // first, by the same writer). After a failed write or commit the sink is failed and accepts nothing
-// (nothing more may be acknowledged). Thread-safety: one thread.
+// (nothing more may be acknowledged). After each commit, snapshot expiry and tags run on the sink's
+// BackgroundMaintenance thread (the commit does not wait; destroying the sink waits for a run under
+// way); partition expiry runs in Commit. Thread-safety: one thread.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +35,7 @@
 #include "tide/sync/recent_rows.h"
 #include "tide/codec/binary_row.h"
 #include "tide/table/operation/file_store_commit.h"
+#include "tide/table/operation/background_maintenance.h"
 #include "tide/table/operation/file_store_scan.h"
 #include "tide/table/operation/table_maintenance.h"
 #include "tide/table/sink/table_write.h"
@@ -132,6 +135,8 @@ class TableSink {
   // The writer's buffered bytes and the files of its buckets (TableWrite::FileCounts).
   int64_t buffered_bytes() const;
   BucketFileCounts file_counts() const;
+  // The maintenance after commits (snapshot expiry, tags) in this run: runs, failures, the last error.
+  BackgroundMaintenanceStats maintenance_stats() const;
 
   // Checks that rows of `relation` fit the target: every source column is a target column of the same
   // type (nullability aside). InvalidArgument naming the column and the difference otherwise.
@@ -232,9 +237,11 @@ class TableSink {
   std::vector<int> key_columns_;  // target indices of the primary key
   std::unique_ptr<TableWrite> write_;
   std::unique_ptr<FileStoreCommit> commit_;
-  // Expiry, partition expiry and automatic tags after each commit, with the table's options (Java's
-  // writers do the same); recreated when the schema changes.
-  std::unique_ptr<TableMaintenance> maintenance_;
+  // Expiry and automatic tags after each commit, with the table's options (Java's writers do the same),
+  // on the maintenance's own thread so commits never wait for it; partition expiry on this thread.
+  // Recreated when the schema changes; retired_maintenance_ sums the runs of the ones it replaced.
+  std::unique_ptr<BackgroundMaintenance> maintenance_;
+  BackgroundMaintenanceStats retired_maintenance_;
   SinkPosition committed_;
   // How the rows of one relation version become target rows: the computed columns bound to it, and the
   // target column of each source column, then of each computed column.

@@ -27,6 +27,9 @@ struct DynamicBucketIndex::PartitionIndex {
   std::set<int32_t> buckets;          // totalBucketSet
   std::vector<int32_t> bucket_order;  // totalBucketArray: first-seen order
   bool upper_bound_reached = false;
+  // Whether a row was assigned since the last PrepareCommit, and that call's number when one was.
+  bool accessed = false;
+  int64_t last_accessed_commit = INT64_MIN;
 
   void AddCandidate(int32_t bucket, int64_t count) {
     non_full.push_back(Candidate{bucket, count, insertions++});
@@ -118,6 +121,7 @@ Result<int32_t> DynamicBucketIndex::Assign(const std::string& partition, int32_t
     found = partitions_.emplace(partition, std::move(loaded).value()).first;
   }
   PartitionIndex& index = *found->second;
+  index.accessed = true;
   auto known = index.hash_to_bucket.find(key_hash);
   if (known != index.hash_to_bucket.end()) return known->second;
 
@@ -195,6 +199,21 @@ Result<IndexManifestEntry> DynamicBucketIndex::WriteIndexFile(const std::string&
   Status written = fs_->WriteFileExclusive(JoinPath(index_dir_, entry.file_name), bytes);
   if (!written.ok()) return written.WithContext("table " + table_name_ + ", writing a HASH index file");
   return entry;
+}
+
+void DynamicBucketIndex::PrepareCommit(int64_t commit, int64_t latest_committed) {
+  if (options_.ignore_previous) return;
+  for (auto it = partitions_.begin(); it != partitions_.end();) {
+    PartitionIndex& index = *it->second;
+    if (index.accessed) {
+      index.last_accessed_commit = commit;
+    } else if (index.last_accessed_commit <= latest_committed) {
+      it = partitions_.erase(it);
+      continue;
+    }
+    index.accessed = false;
+    ++it;
+  }
 }
 
 }  // namespace tide

@@ -67,6 +67,15 @@ class DynamicBucketIndex {
   // Writes `hashes` as a new HASH index file (durable when this returns) and returns its ADD entry.
   Result<IndexManifestEntry> WriteIndexFile(const std::string& partition, int32_t bucket, const HashIndexSet& hashes);
 
+  // At a writer's PrepareCommit number `commit` (Java's HashBucketAssigner.prepareCommit): the index of
+  // a partition no row was assigned in since the last call, and last assigned in at or before
+  // `latest_committed` (the writer's last PrepareCommit whose messages are committed; -1: none), leaves
+  // memory; the partition's next row loads it again from the latest snapshot's HASH files, which hold
+  // every assignment it made. Without effect when `ignore_previous`.
+  void PrepareCommit(int64_t commit, int64_t latest_committed);
+  // Partitions whose index is in memory.
+  size_t loaded_partitions() const { return partitions_.size(); }
+
   const std::string& index_dir() const { return index_dir_; }
 
  private:

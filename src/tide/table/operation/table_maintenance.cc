@@ -33,23 +33,46 @@ Result<std::unique_ptr<TableMaintenance>> TableMaintenance::Create(FileSystem* f
 }
 
 Result<MaintenanceReport> TableMaintenance::AfterCommit() {
+  // Java's order: consumers, snapshots, partitions, tags.
   MaintenanceReport report;
-  if (write_only_) return report;
-  const int64_t now = clock_();
-  if (consumer_expiration_ms_) {
-    TIDE_ASSIGN_OR_RETURN(report.consumers_expired,
-                          ConsumerManager(fs_, table_path_).ExpireBefore(now - *consumer_expiration_ms_));
-  }
-  TIDE_ASSIGN_OR_RETURN(report.snapshots, ExpireSnapshots(fs_, table_path_, table_name_, clock_).Expire(expire_));
-  if (partition_expire_) {
-    TIDE_ASSIGN_OR_RETURN(auto dropped, partition_expire_->Expire(now));
-    if (dropped) report.partitions_dropped = std::move(*dropped);
-  }
-  if (tag_creation_) {
-    TIDE_ASSIGN_OR_RETURN(report.tags_created, tag_creation_->Run(now));
-  }
-  TIDE_ASSIGN_OR_RETURN(report.tags_expired, ExpireTagsByTime(fs_, table_path_, table_name_, now));
+  TIDE_RETURN_IF_ERROR(ExpireConsumersAndSnapshots(&report));
+  TIDE_ASSIGN_OR_RETURN(report.partitions_dropped, ExpirePartitions());
+  TIDE_RETURN_IF_ERROR(UpdateTags(&report));
   return report;
+}
+
+Result<MaintenanceReport> TableMaintenance::AfterCommitExceptPartitions() {
+  MaintenanceReport report;
+  TIDE_RETURN_IF_ERROR(ExpireConsumersAndSnapshots(&report));
+  TIDE_RETURN_IF_ERROR(UpdateTags(&report));
+  return report;
+}
+
+Status TableMaintenance::ExpireConsumersAndSnapshots(MaintenanceReport* report) {
+  if (write_only_) return Status::OK();
+  if (consumer_expiration_ms_) {
+    TIDE_ASSIGN_OR_RETURN(report->consumers_expired,
+                          ConsumerManager(fs_, table_path_).ExpireBefore(clock_() - *consumer_expiration_ms_));
+  }
+  TIDE_ASSIGN_OR_RETURN(report->snapshots, ExpireSnapshots(fs_, table_path_, table_name_, clock_).Expire(expire_));
+  return Status::OK();
+}
+
+Result<std::vector<std::string>> TableMaintenance::ExpirePartitions() {
+  if (write_only_ || !partition_expire_) return std::vector<std::string>{};
+  TIDE_ASSIGN_OR_RETURN(auto dropped, partition_expire_->Expire(clock_()));
+  if (!dropped) return std::vector<std::string>{};
+  return std::move(*dropped);
+}
+
+Status TableMaintenance::UpdateTags(MaintenanceReport* report) {
+  if (write_only_) return Status::OK();
+  const int64_t now = clock_();
+  if (tag_creation_) {
+    TIDE_ASSIGN_OR_RETURN(report->tags_created, tag_creation_->Run(now));
+  }
+  TIDE_ASSIGN_OR_RETURN(report->tags_expired, ExpireTagsByTime(fs_, table_path_, table_name_, now));
+  return Status::OK();
 }
 
 }  // namespace tide

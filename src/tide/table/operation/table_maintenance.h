@@ -6,13 +6,16 @@
 // maintains it, as in Java).
 //
 // The options are read when the TableMaintenance is created; create a new one after an ALTER TABLE.
-// Thread-safety: one thread; one TableMaintenance per table and process (it keeps the partition check
-// time and the tag creation progress).
+// Thread-safety: AfterCommit on one thread; or ExpirePartitions on one thread and
+// AfterCommitExceptPartitions on another (BackgroundMaintenance does: they touch disjoint state, and
+// each commits or deletes through the file system as concurrent writers do). One TableMaintenance per
+// table and process (it keeps the partition check time and the tag creation progress).
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,8 +44,18 @@ class TableMaintenance {
 
   // Runs the steps above once.
   Result<MaintenanceReport> AfterCommit();
+  // The steps above but partition expiry: consumers, snapshots, tags.
+  Result<MaintenanceReport> AfterCommitExceptPartitions();
+  // Partition expiry alone: the partitions dropped (as `k=v/...`); empty when none, or when the check
+  // interval has not passed (then it only compares two clock readings).
+  Result<std::vector<std::string>> ExpirePartitions();
+
+  const std::string& table_name() const { return table_name_; }
 
  private:
+  Status ExpireConsumersAndSnapshots(MaintenanceReport* report);
+  Status UpdateTags(MaintenanceReport* report);
+
   TableMaintenance(FileSystem* fs, std::string table_path, std::string table_name, std::function<int64_t()> clock)
       : fs_(fs), table_path_(std::move(table_path)), table_name_(std::move(table_name)), clock_(std::move(clock)) {}
 

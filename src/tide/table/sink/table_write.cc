@@ -54,6 +54,8 @@ struct TableWrite::BucketWriter {
   std::vector<DataFileMeta> compact_changelog;  // changelog files of lookup compactions
   // Fixed-bucket append tables that compact: the bucket's compaction.
   std::unique_ptr<BucketedAppendCompactManager> append_compact;
+  // The last PrepareCommit that handed out a message of this bucket (-1: none), for idle writers.
+  int64_t last_modified_commit = -1;
 };
 
 namespace {
@@ -1095,6 +1097,7 @@ Status TableWrite::FlushAll(const std::vector<BucketWriter*>& writers) {
 
 Result<std::vector<CommitMessage>> TableWrite::PrepareCommit() {
   if (!failed_.ok()) return failed_;
+  ++prepared_commits_;
   std::vector<BucketWriter*> ordered;
   for (auto& [key, writer] : writers_) ordered.push_back(writer.get());
   std::sort(ordered.begin(), ordered.end(), [](const BucketWriter* a, const BucketWriter* b) {
@@ -1174,9 +1177,32 @@ Result<std::vector<CommitMessage>> TableWrite::PrepareCommit() {
     if (dv_file) m.new_index_files.push_back(std::move(*dv_file));
     w->new_files.clear();
     w->changelog_files.clear();
+    w->last_modified_commit = prepared_commits_;
     messages.push_back(std::move(m));
   }
+  CloseIdleWriters();
+  if (dynamic_index_) dynamic_index_->PrepareCommit(prepared_commits_, last_handed_out_commit_);
+  if (!messages.empty()) last_handed_out_commit_ = prepared_commits_;
   return messages;
+}
+
+void TableWrite::CloseIdleWriters() {
+  // The first commit that hands out anything closes nothing (Java's "first commit" rule); nor do
+  // writers for an OVERWRITE, which would reopen empty and restart their sequence numbers.
+  if (last_handed_out_commit_ < 0 || config_.ignore_previous_files) return;
+  for (auto it = writers_.begin(); it != writers_.end();) {
+    BucketWriter* w = it->second.get();
+    // A compaction running, or finished and not yet taken, is still the bucket's to hand out.
+    const bool compacting = (w->compact && w->compact->CompactionRunning()) ||
+                            (w->append_compact && w->append_compact->CompactionRunning());
+    if (w->last_modified_commit == prepared_commits_ || w->last_modified_commit >= last_handed_out_commit_ ||
+        compacting || !w->buffer.empty()) {
+      ++it;
+      continue;
+    }
+    if (last_writer_ == w) last_writer_ = nullptr;
+    it = writers_.erase(it);
+  }
 }
 
 void TableWrite::Abort() {

@@ -62,6 +62,13 @@
 // `changelog-producer` full-compaction: compactions into the max level write the changes against the
 // max level's previous records as changelog files (committed likewise).
 //
+// Idle bucket writers (Java's AbstractFileStoreWrite.prepareCommit): a bucket writer that hands out
+// nothing at a PrepareCommit, whose last change went out before the last PrepareCommit that handed out
+// anything (so, callers committing each PrepareCommit's messages before the next, it is in the table),
+// and whose compaction is neither running nor unclaimed, is closed: its levels, deletion vectors and
+// key hashes leave memory, and the next row of the bucket opens it again from the latest snapshot. Not
+// at the first PrepareCommit that hands out anything, nor for writes an OVERWRITE publishes.
+//
 // Refused tables (NotSupported, naming the option): the above bucket modes, first-row with deletion
 // vectors (as Java), VARIANT columns, and the options
 // CheckWritable (table_write.cc) refuses.
@@ -203,6 +210,8 @@ class TableWrite {
   // The files of the buckets it compacts.
   BucketFileCounts FileCounts() const;
   const TableWriteMetrics& metrics() const { return metrics_; }
+  // Bucket writers open (idle ones are closed at PrepareCommit).
+  size_t open_bucket_writers() const { return writers_.size(); }
 
  private:
   struct BucketWriter;
@@ -272,6 +281,8 @@ class TableWrite {
   // changelog records are exactly its data records).
   Result<std::vector<DataFileMeta>> CopyAsChangelog(BucketWriter* w, const std::vector<DataFileMeta>& data_files);
   Status Flush(BucketWriter* writer);
+  // Closes the idle bucket writers (above); at the end of PrepareCommit.
+  void CloseIdleWriters();
   Status Fail(Status status);
 
   FileSystem* fs_ = nullptr;
@@ -331,6 +342,10 @@ class TableWrite {
   LookupOptions lookup_;
   std::string dv_file_prefix_;
   std::shared_ptr<int64_t> dv_next_file_;
+
+  // PrepareCommits so far, and the last one that handed out a message (-1: none), for idle writers.
+  int64_t prepared_commits_ = 0;
+  int64_t last_handed_out_commit_ = -1;
 
   Status failed_;
   TableWriteMetrics metrics_;

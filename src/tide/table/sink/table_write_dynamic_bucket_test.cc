@@ -317,5 +317,45 @@ TEST_F(DynamicBucketWriteTest, RefusesABadTargetRowNumber) {
   EXPECT_TRUE(TableWrite::Create(FileSystem::Local(), dir_.path() + "/y", bad, "u", {}).status().IsInvalidArgument());
 }
 
+// Java's HashBucketAssigner.prepareCommit: a partition's assignments leave memory once no row came in it
+// since a commit that is in the table; reloaded from the HASH files, they give every key its bucket.
+TEST(DynamicBucketIndexTest, PartitionsNotWrittenSinceTheirLastCommittedChangeLeaveMemory) {
+  ::tide::testing::TempDir dir;
+  DynamicBucketOptions options;
+  options.target_row_num = 2;
+  DynamicBucketIndex index(FileSystem::Local(), dir.path() + "/t", "db.t", options);
+  auto assign = [&](const std::string& partition, int32_t hash) {
+    auto b = index.Assign(partition, hash);
+    EXPECT_TRUE(b.ok()) << b.status().ToString();
+    return b.ok() ? *b : -1;
+  };
+  // Commit 1 writes partitions a and b.
+  EXPECT_EQ(assign("a", 1), 0);
+  EXPECT_EQ(assign("a", 2), 0);
+  EXPECT_EQ(assign("a", 3), 1);
+  EXPECT_EQ(assign("b", 1), 0);
+  index.PrepareCommit(1, -1);
+  EXPECT_EQ(index.loaded_partitions(), 2u) << "the first commit drops nothing";
+  // Commit 2 writes a only; b's last change (commit 1) is committed: b goes.
+  EXPECT_EQ(assign("a", 2), 0) << "a known key keeps its bucket";
+  index.PrepareCommit(2, 1);
+  EXPECT_EQ(index.loaded_partitions(), 1u);
+  // Commit 3 writes nothing; a's last change (commit 2) is not known to be committed before commit 2
+  // was: with latest_committed 1 it stays, with 2 it goes.
+  index.PrepareCommit(3, 1);
+  EXPECT_EQ(index.loaded_partitions(), 1u);
+  index.PrepareCommit(4, 2);
+  EXPECT_EQ(index.loaded_partitions(), 0u);
+
+  // An OVERWRITE's index (ignore_previous) has nothing to reload from: it keeps everything.
+  options.ignore_previous = true;
+  DynamicBucketIndex fresh(FileSystem::Local(), dir.path() + "/t", "db.t", options);
+  ASSERT_TRUE(fresh.Assign("a", 1).ok());
+  fresh.PrepareCommit(1, -1);
+  fresh.PrepareCommit(2, 1);
+  fresh.PrepareCommit(3, 2);
+  EXPECT_EQ(fresh.loaded_partitions(), 1u);
+}
+
 }  // namespace
 }  // namespace tide
