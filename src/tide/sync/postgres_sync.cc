@@ -787,15 +787,24 @@ class Pipeline {
     std::set<TableSink*> touched;  // sinks the transaction in flight wrote to
     Lsn last_commit_lsn = kInvalidLsn, last_end_lsn = kInvalidLsn, acknowledged = kInvalidLsn;
     last_commit_ = Clock::now();
+    // The metric shows the flush position the stream reports, which an idle stream also moves past
+    // the last commit to the server's keepalive position (nothing of the selected tables lies between).
+    Lsn published_ack = kInvalidLsn;
+    auto publish_acknowledged = [&] {
+      const Lsn reported = stream->replication().reported_flush_lsn();
+      if (reported == kInvalidLsn || (published_ack != kInvalidLsn && reported <= published_ack)) return;
+      published_ack = reported;
+      Publish([reported](SyncProgressSnapshot& p) {
+        p.acknowledged_lsn = reported;
+        if (reported >= p.received_lsn) p.pending_since_unix_us = 0;
+      });
+    };
     auto acknowledge = [&](Lsn end) {
       if (end != kInvalidLsn && end > acknowledged) {
         stream->Acknowledge(end);
         acknowledged = end;
-        Publish([end](SyncProgressSnapshot& p) {
-          p.acknowledged_lsn = end;
-          if (end >= p.received_lsn) p.pending_since_unix_us = 0;
-        });
       }
+      publish_acknowledged();
     };
     // Changes of the transaction in flight per source table, published when it commits.
     std::vector<std::pair<PgTableName, int64_t>> txn_changes;

@@ -114,8 +114,7 @@ Result<std::unique_ptr<TableSink>> TableSink::Open(FileSystem* fs, std::string t
   return sink;
 }
 
-Status TableSink::NewWriter(bool for_overwrite) {
-  if (write_) write_->Abort();
+Status TableSink::RenewMaintenance() {
   TIDE_ASSIGN_OR_RETURN(auto maintenance, TableMaintenance::Create(fs_, table_path_, table_name_));
   if (maintenance_) {
     // Waits for a run under way (one run is bounded by snapshot.expire.limit).
@@ -133,6 +132,12 @@ Status TableSink::NewWriter(bool for_overwrite) {
     }
   }
   maintenance_ = std::make_unique<BackgroundMaintenance>(std::move(maintenance));
+  return Status::OK();
+}
+
+Status TableSink::NewWriter(bool for_overwrite) {
+  if (write_) write_->Abort();
+  TIDE_RETURN_IF_ERROR(RenewMaintenance());
   TableWriteConfig config;
   config.table_name = table_name_;
   // Rows for an OVERWRITE must not be compacted with the files it replaces.
@@ -563,10 +568,9 @@ Status TableSink::Evolve(const SourceRelation& relation, Lsn last_complete_lsn, 
   }
   if (continues) {
     // Key types are unchanged (CheckSchemaContinues): the remembered keys stay valid.
-    auto maintenance = TableMaintenance::Create(fs_, table_path_, table_name_);
-    if (!maintenance.ok()) return Fail(maintenance.status());
-    maintenance_ = std::move(maintenance).value();
-    Status s = write_->ChangeSchema(schema_);
+    Status s = RenewMaintenance();
+    if (!s.ok()) return Fail(s);
+    s = write_->ChangeSchema(schema_);
     if (!s.ok()) return Fail(s);
     return CheckSource(relation);
   }

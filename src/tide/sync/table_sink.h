@@ -203,6 +203,9 @@ class TableSink {
   // The error for `what` ("an UPDATE", "a DELETE") of `relation` without its old row on a table that retracts.
   Status OldRowNeeded(const SourceRelation& relation, std::string_view what) const;
   Status NewWriter(bool for_overwrite = false);
+  // A maintenance thread for the current schema (options may have changed); the old one's run under
+  // way is waited for and its counts kept.
+  Status RenewMaintenance();
   // Writes a -D of every key of `source` (committed and buffered): a TRUNCATE of one of several sources.
   Status DeleteRowsOf(const PgTableName& source);
   // The BinaryRow bytes of the primary key of target row `row` (in key_scratch_).
