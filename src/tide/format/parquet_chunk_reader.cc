@@ -740,33 +740,6 @@ class ParquetChunkReader::Column {
 
 namespace {
 
-struct TopLevelColumn {
-  size_t element;  // index in footer.schema
-  size_t leaf;     // index of its first leaf among the row groups' columns
-};
-
-Result<std::vector<TopLevelColumn>> TopLevelColumns(const ParquetFooter& footer, const std::string& what) {
-  std::vector<TopLevelColumn> out;
-  const ParquetSchemaElement& root = footer.schema[0];
-  size_t element = 1;
-  size_t leaf = 0;
-  for (int32_t child = 0; child < root.num_children; ++child) {
-    if (element >= footer.schema.size()) return Status::Corruption("{}: schema shorter than its root says", what);
-    out.push_back(TopLevelColumn{element, leaf});
-    int64_t pending = 1;
-    while (pending > 0) {
-      if (element >= footer.schema.size()) return Status::Corruption("{}: schema shorter than its groups say", what);
-      const ParquetSchemaElement& w = footer.schema[element++];
-      --pending;
-      if (w.num_children > 0) {
-        pending += w.num_children;
-      } else {
-        ++leaf;
-      }
-    }
-  }
-  return out;
-}
 
 size_t SlotBytes(duckdb_type type, duckdb_logical_type logical) {
   switch (type) {
@@ -821,7 +794,7 @@ Result<std::unique_ptr<ParquetChunkReader>> ParquetChunkReader::Open(const std::
     first += rg.num_rows;
   }
   reader->row_groups_read_ = static_cast<int64_t>(footer.row_groups.size());
-  TIDE_ASSIGN_OR_RETURN(std::vector<TopLevelColumn> top, TopLevelColumns(footer, file_what));
+  TIDE_ASSIGN_OR_RETURN(std::vector<ParquetTopColumn> top, ParquetTopColumns(footer, file_what));
   reader->fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (reader->fd_ < 0) {
     if (errno == ENOENT) return Status::NotFound("{} does not exist", file_what);
@@ -838,23 +811,7 @@ Result<std::unique_ptr<ParquetChunkReader>> ParquetChunkReader::Open(const std::
       reader->decoders_.push_back(nullptr);
       continue;
     }
-    const TopLevelColumn* found = nullptr;
-    if (c.field_id) {
-      for (const TopLevelColumn& t : top) {
-        if (footer.schema[t.element].field_id == c.field_id) {
-          found = &t;
-          break;
-        }
-      }
-    }
-    if (found == nullptr) {
-      for (const TopLevelColumn& t : top) {
-        if (footer.schema[t.element].name == c.name) {
-          found = &t;
-          break;
-        }
-      }
-    }
+    const ParquetTopColumn* found = FindParquetTopColumn(footer, top, c.field_id, c.name);
     if (found == nullptr) {
       if (!c.absent_is_null) return Status::Corruption("{}: the file has no such column", what);
       reader->decoders_.push_back(nullptr);

@@ -288,4 +288,41 @@ std::string ParquetConvertedTypeName(int32_t converted_type) {
   return fmt::format("CONVERTED#{}", converted_type);
 }
 
+Result<std::vector<ParquetTopColumn>> ParquetTopColumns(const ParquetFooter& footer, const std::string& what) {
+  std::vector<ParquetTopColumn> out;
+  if (footer.schema.empty()) return Status::Corruption("{}: the schema has no root", what);
+  const ParquetSchemaElement& root = footer.schema[0];
+  size_t element = 1;
+  size_t leaf = 0;
+  for (int32_t child = 0; child < root.num_children; ++child) {
+    if (element >= footer.schema.size()) return Status::Corruption("{}: schema shorter than its root says", what);
+    out.push_back(ParquetTopColumn{element, leaf});
+    int64_t pending = 1;
+    while (pending > 0) {
+      if (element >= footer.schema.size()) return Status::Corruption("{}: schema shorter than its groups say", what);
+      const ParquetSchemaElement& w = footer.schema[element++];
+      --pending;
+      if (w.num_children > 0) {
+        pending += w.num_children;
+      } else {
+        ++leaf;
+      }
+    }
+  }
+  return out;
+}
+
+const ParquetTopColumn* FindParquetTopColumn(const ParquetFooter& footer, const std::vector<ParquetTopColumn>& top,
+                                             std::optional<int32_t> field_id, const std::string& name) {
+  if (field_id) {
+    for (const ParquetTopColumn& t : top) {
+      if (footer.schema[t.element].field_id == field_id) return &t;
+    }
+  }
+  for (const ParquetTopColumn& t : top) {
+    if (footer.schema[t.element].name == name) return &t;
+  }
+  return nullptr;
+}
+
 }  // namespace tide

@@ -79,6 +79,21 @@ Result<ParquetFooter> ReadParquetFooter(const std::string& path);
 // Parses footer bytes (the FileMetaData, without the length and magic); `what` names the file in errors.
 Result<ParquetFooter> ParseParquetFooter(std::string_view bytes, const std::string& what);
 
+// A top-level column of the file: its schema element and the index of its first leaf among a row
+// group's column chunks.
+struct ParquetTopColumn {
+  size_t element = 0;
+  size_t leaf = 0;
+};
+
+// The file's top-level columns, in order; Corruption when the schema is shorter than its groups say.
+Result<std::vector<ParquetTopColumn>> ParquetTopColumns(const ParquetFooter& footer, const std::string& what);
+
+// The top-level column whose field id is `field_id` (when given and present), else the one named
+// `name`; nullptr when the file has neither.
+const ParquetTopColumn* FindParquetTopColumn(const ParquetFooter& footer, const std::vector<ParquetTopColumn>& top,
+                                             std::optional<int32_t> field_id, const std::string& name);
+
 // Names of the Thrift enums, as DuckDB's parquet_schema() prints them ("INT96", "OPTIONAL", "UTF8").
 std::string ParquetPhysicalTypeName(int32_t type);
 std::string ParquetRepetitionName(int32_t repetition);

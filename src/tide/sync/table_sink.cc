@@ -120,16 +120,7 @@ Status TableSink::RenewMaintenance() {
     // Waits for a run under way (one run is bounded by snapshot.expire.limit).
     const BackgroundMaintenanceStats old = maintenance_->stats();
     maintenance_.reset();
-    retired_maintenance_.requests += old.requests;
-    retired_maintenance_.runs += old.runs;
-    retired_maintenance_.failures += old.failures;
-    retired_maintenance_.snapshots_expired += old.snapshots_expired;
-    retired_maintenance_.data_files_deleted += old.data_files_deleted;
-    retired_maintenance_.max_run_ms = std::max(retired_maintenance_.max_run_ms, old.max_run_ms);
-    if (old.runs > 0) {
-      retired_maintenance_.last_run_ms = old.last_run_ms;
-      retired_maintenance_.last_error = old.last_error;
-    }
+    retired_maintenance_.Accumulate(old);
   }
   maintenance_ = std::make_unique<BackgroundMaintenance>(std::move(maintenance));
   return Status::OK();
@@ -729,16 +720,7 @@ BackgroundMaintenanceStats TableSink::maintenance_stats() const {
   BackgroundMaintenanceStats stats = retired_maintenance_;
   if (!maintenance_) return stats;
   const BackgroundMaintenanceStats current = maintenance_->stats();
-  stats.requests += current.requests;
-  stats.runs += current.runs;
-  stats.failures += current.failures;
-  stats.snapshots_expired += current.snapshots_expired;
-  stats.data_files_deleted += current.data_files_deleted;
-  stats.max_run_ms = std::max(stats.max_run_ms, current.max_run_ms);
-  if (current.runs > 0) {
-    stats.last_run_ms = current.last_run_ms;
-    stats.last_error = current.last_error;
-  }
+  stats.Accumulate(current);
   stats.running = current.running;
   return stats;
 }

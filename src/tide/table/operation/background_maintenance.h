@@ -19,6 +19,8 @@
 // Thread-safety: Request, WaitIdle and stats from any thread; ExpirePartitions from one thread at a time.
 #pragma once
 
+#include <algorithm>
+
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -42,6 +44,21 @@ struct BackgroundMaintenanceStats {
   double max_run_ms = 0;
   std::string last_error;  // the error of the last failed run; empty once a later run succeeds
   bool running = false;
+
+  // Adds the counts of `later` (a maintenance that came after this one); its last run, if any, is
+  // the last run. `running` is left as it is.
+  void Accumulate(const BackgroundMaintenanceStats& later) {
+    requests += later.requests;
+    runs += later.runs;
+    failures += later.failures;
+    snapshots_expired += later.snapshots_expired;
+    data_files_deleted += later.data_files_deleted;
+    max_run_ms = std::max(max_run_ms, later.max_run_ms);
+    if (later.runs > 0) {
+      last_run_ms = later.last_run_ms;
+      last_error = later.last_error;
+    }
+  }
 };
 
 class BackgroundMaintenance {

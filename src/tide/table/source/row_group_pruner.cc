@@ -10,37 +10,6 @@ namespace {
 std::atomic<int64_t> g_row_groups_read{0};
 std::atomic<int64_t> g_row_groups_skipped{0};
 
-// A top-level column of the file: its schema element and its first leaf among a row group's chunks.
-struct TopColumn {
-  size_t element = 0;
-  size_t leaf = 0;
-  bool flat = false;  // a single non-repeated leaf
-};
-
-std::vector<TopColumn> TopColumns(const ParquetFooter& footer) {
-  std::vector<TopColumn> out;
-  if (footer.schema.empty()) return out;
-  size_t element = 1;
-  size_t leaf = 0;
-  for (int32_t child = 0; child < footer.schema[0].num_children && element < footer.schema.size(); ++child) {
-    const ParquetSchemaElement& e = footer.schema[element];
-    TopColumn top{element, leaf, e.num_children == 0 && e.type.has_value() &&
-                                     e.repetition.value_or(0) != static_cast<int32_t>(ParquetRepetition::kRepeated)};
-    out.push_back(top);
-    int64_t pending = 1;
-    while (pending > 0 && element < footer.schema.size()) {
-      const ParquetSchemaElement& w = footer.schema[element++];
-      --pending;
-      if (w.num_children > 0) {
-        pending += w.num_children;
-      } else {
-        ++leaf;
-      }
-    }
-  }
-  return out;
-}
-
 template <typename T>
 std::optional<T> LittleEndian(const std::string& bytes) {
   if (bytes.size() != sizeof(T)) return std::nullopt;
@@ -123,29 +92,18 @@ Datum DecodeParquetStatistic(const std::string& bytes, const ParquetSchemaElemen
 std::vector<bool> RowGroupsMayMatch(const ParquetFooter& footer, const std::vector<RowGroupCondition>& conditions) {
   std::vector<bool> keep(footer.row_groups.size(), true);
   if (conditions.empty()) return keep;
-  const std::vector<TopColumn> top = TopColumns(footer);
+  auto top = ParquetTopColumns(footer, "a Parquet file");
+  if (!top.ok()) return keep;  // a malformed schema prunes nothing; the reader reports it
   // Each condition's column in the file (field id first, then name); conditions on columns the file
   // lacks or holds nested are left out here.
-  std::vector<std::pair<const RowGroupCondition*, const TopColumn*>> usable;
+  std::vector<std::pair<const RowGroupCondition*, const ParquetTopColumn*>> usable;
   for (const RowGroupCondition& c : conditions) {
-    const TopColumn* found = nullptr;
-    if (c.field_id) {
-      for (const TopColumn& t : top) {
-        if (footer.schema[t.element].field_id == c.field_id) {
-          found = &t;
-          break;
-        }
-      }
-    }
-    if (found == nullptr) {
-      for (const TopColumn& t : top) {
-        if (footer.schema[t.element].name == c.column) {
-          found = &t;
-          break;
-        }
-      }
-    }
-    if (found != nullptr && found->flat) usable.emplace_back(&c, found);
+    const ParquetTopColumn* found = FindParquetTopColumn(footer, *top, c.field_id, c.column);
+    if (found == nullptr) continue;
+    const ParquetSchemaElement& e = footer.schema[found->element];
+    const bool flat = e.num_children == 0 && e.type.has_value() &&
+                      e.repetition.value_or(0) != static_cast<int32_t>(ParquetRepetition::kRepeated);
+    if (flat) usable.emplace_back(&c, found);
   }
   for (size_t g = 0; g < footer.row_groups.size(); ++g) {
     const ParquetRowGroup& rg = footer.row_groups[g];
