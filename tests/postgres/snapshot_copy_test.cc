@@ -156,27 +156,31 @@ TEST(SnapshotCopyTest, RecycledBatchesCarryNothingOver) {
 // role cuts off a long copy. The copy sessions turn both off for themselves: here the consumer is slower
 // than either timeout, so a COPY stays active (and its session in its transaction) far longer.
 // A COPY names columns as the catalog has them now: a column dropped after the snapshot could not be
-// read, and one added after it would be read from the wrong catalog. Such a table is reported, not
+// read; and a table truncated after it looks empty to the snapshot. Such a table is reported, not
 // copied, and the others are copied as usual; once the copy holds its lock, DDL waits for it.
-TEST(SnapshotCopyTest, TableWhoseColumnsChangedAfterTheSnapshotIsLeftForALaterCopy) {
-  Sql("DROP TABLE IF EXISTS copy_ddl, copy_steady; "
+TEST(SnapshotCopyTest, TableAlteredOrTruncatedAfterTheSnapshotIsLeftForALaterCopy) {
+  Sql("DROP TABLE IF EXISTS copy_ddl, copy_steady, copy_truncated; "
+      "CREATE TABLE copy_truncated(id int PRIMARY KEY); INSERT INTO copy_truncated SELECT generate_series(1, 10); "
       "CREATE TABLE copy_ddl(id int PRIMARY KEY, gone text, kept text); "
       "INSERT INTO copy_ddl SELECT g, 'g' || g, 'k' || g FROM generate_series(1, 100) g; "
       "CREATE TABLE copy_steady(id int PRIMARY KEY, v text); "
       "INSERT INTO copy_steady SELECT g, 'v' || g FROM generate_series(1, 50) g");
   auto exported = CreateExportedSlot("copy_ddl_slot");
   Sql("ALTER TABLE copy_ddl DROP COLUMN gone");
+  // TRUNCATE is not MVCC-safe: under the older snapshot the table would look empty.
+  Sql("TRUNCATE copy_truncated");
 
   SnapshotCopyOptions options;
   options.conninfo = Server().conninfo();
   options.snapshot_name = exported.slot.snapshot_name;
   options.snapshot_lsn = exported.slot.consistent_point;
   options.workers = 2;
-  auto copy = SnapshotCopy::Start(options, {{"public", "copy_ddl"}, {"public", "copy_steady"}});
+  auto copy = SnapshotCopy::Start(options, {{"public", "copy_ddl"}, {"public", "copy_steady"}, {"public", "copy_truncated"}});
   ASSERT_TRUE(copy.ok()) << copy.status().ToString();
   exported.conn.reset();
-  ASSERT_EQ((*copy)->changed_tables().size(), 1u);
+  ASSERT_EQ((*copy)->changed_tables().size(), 2u);
   EXPECT_EQ((*copy)->changed_tables()[0].ToString(), "public.copy_ddl");
+  EXPECT_EQ((*copy)->changed_tables()[1].ToString(), "public.copy_truncated");
   ASSERT_EQ((*copy)->relations().size(), 1u);
   EXPECT_EQ((*copy)->relations()[0]->table.ToString(), "public.copy_steady");
 

@@ -114,16 +114,21 @@ Result<TablePlan> PlanTable(PgConnection& conn, const PgTableName& table, PgType
   return plan;
 }
 
-// The table's copied columns as `conn` sees them (numbers, names, types and modifiers): under an
-// imported snapshot, as of that snapshot; in a plain session, as of now.
-Result<std::string> ColumnSignature(PgConnection& conn, const PgTableName& table) {
+// What a copy under an older snapshot cannot read as that snapshot saw it, as `conn` sees it (under an
+// imported snapshot: as of that snapshot; in a plain session: as of now): the copied columns (numbers,
+// names, types, modifiers), and the storage of the table and of its partitions, which TRUNCATE replaces
+// without regard to older snapshots (they would see the table empty).
+Result<std::string> TableSignature(PgConnection& conn, const PgTableName& table) {
+  const std::string regclass = SqlQuoteLiteral(table.Quoted()) + "::regclass";
   TIDE_ASSIGN_OR_RETURN(
-      PgResult r, conn.Query("SELECT string_agg(a.attnum || ':' || a.attname || ':' || a.atttypid || ':' || "
-                             "a.atttypmod, ',' ORDER BY a.attnum) FROM pg_attribute a WHERE a.attrelid = " +
-                             SqlQuoteLiteral(table.Quoted()) +
-                             "::regclass AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''"));
-  if (r.rows() != 1 || r.IsNull(0, 0)) return std::string();
-  return std::string(r.Value(0, 0));
+      PgResult r,
+      conn.Query("SELECT (SELECT string_agg(a.attnum || ':' || a.attname || ':' || a.atttypid || ':' || a.atttypmod, "
+                 "',' ORDER BY a.attnum) FROM pg_attribute a WHERE a.attrelid = " + regclass +
+                 " AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''), (SELECT string_agg(c.oid || "
+                 "'=' || c.relfilenode, ',' ORDER BY c.oid) FROM pg_class c WHERE c.oid = " + regclass +
+                 " OR c.oid IN (SELECT relid FROM pg_partition_tree(" + regclass + ")))"));
+  if (r.rows() != 1) return std::string();
+  return std::string(r.Value(0, 0)) + "|" + std::string(r.Value(0, 1));
 }
 
 }  // namespace
@@ -144,9 +149,10 @@ Result<std::unique_ptr<SnapshotCopy>> SnapshotCopy::Start(SnapshotCopyOptions op
   }
   // The first worker locks every table (ACCESS SHARE, as each COPY would anyway until the copy ends:
   // writers go on, DDL waits). A COPY names its columns as the catalog is now, not as the snapshot saw
-  // it, so a column dropped between the export and this lock could not be read; a table whose columns
-  // differ between the snapshot's catalog and the current one is left out (changed_tables()), for the
-  // caller to copy again at a later position. After the lock, no such change can come in.
+  // it, so a column dropped between the export and this lock could not be read, and a TRUNCATE in
+  // that window would show the copy an empty table; a table whose columns or storage differ between
+  // the snapshot's catalog and the current one is left out (changed_tables()), for the caller to copy
+  // again at a later position. After the lock, no such change can come in.
   std::vector<std::string> quoted;
   for (const PgTableName& table : tables) quoted.push_back(table.Quoted());
   TIDE_RETURN_IF_ERROR(conns[0]->Execute("LOCK TABLE " + Join(quoted, ", ") + " IN ACCESS SHARE MODE")
@@ -155,10 +161,11 @@ Result<std::unique_ptr<SnapshotCopy>> SnapshotCopy::Start(SnapshotCopyOptions op
   // Plan on the first worker's session (it sees the snapshot's catalog).
   PgTypeRegistry types;
   for (size_t t = 0; t < tables.size(); ++t) {
-    TIDE_ASSIGN_OR_RETURN(std::string then, ColumnSignature(*conns[0], tables[t]));
-    TIDE_ASSIGN_OR_RETURN(std::string now, ColumnSignature(*current, tables[t]));
+    TIDE_ASSIGN_OR_RETURN(std::string then, TableSignature(*conns[0], tables[t]));
+    TIDE_ASSIGN_OR_RETURN(std::string now, TableSignature(*current, tables[t]));
     if (then != now) {
-      TIDE_LOG_INFO("the columns of {} changed after the snapshot at {}: it is left for a later copy",
+      TIDE_LOG_INFO("the columns or the storage of {} changed after the snapshot at {} (an ALTER or a TRUNCATE): it "
+                    "is left for a later copy",
                     tables[t].ToString(), FormatLsn(options.snapshot_lsn));
       copy->changed_tables_.push_back(tables[t]);
       copy->relations_.push_back(nullptr);

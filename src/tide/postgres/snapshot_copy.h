@@ -4,7 +4,7 @@
 // Every worker opens its own session and runs
 //   BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET TRANSACTION SNAPSHOT '<snapshot>';
 // before Start() returns (the first then locks the tables IN ACCESS SHARE MODE: writes go on, DDL
-// waits for the copy; a table whose columns changed before the lock is reported, not copied), so that afterwards the exporting replication connection may start streaming
+// waits for the copy; a table altered or truncated before the lock is reported, not copied), so that afterwards the exporting replication connection may start streaming
 // (which ends the export). Each table is copied with
 //   COPY (SELECT <columns> FROM <table> [WHERE ctid >= '(a,0)' AND ctid < '(b,0)']) TO STDOUT (FORMAT binary)
 // With more than one worker, a table larger than `split_pages` is cut into block ranges (PostgreSQL
@@ -87,8 +87,9 @@ class SnapshotCopy {
 
   // The descriptions of the tables copied, in the order given (changed_tables() left out).
   const std::vector<SourceRelationPtr>& relations() const { return copied_relations_; }
-  // The tables not copied because their columns changed between the snapshot and the start of the
-  // copy (a COPY can only name the columns the catalog has now); copy them again under a later snapshot.
+  // The tables not copied because their columns or storage changed between the snapshot and the start
+  // of the copy (a COPY can only name the columns the catalog has now, and sees a table truncated
+  // since as empty); copy them again under a later snapshot.
   const std::vector<PgTableName>& changed_tables() const { return changed_tables_; }
   SnapshotCopyStats stats() const;
 

@@ -432,7 +432,7 @@ class Pipeline {
   // start may stop part-way (the tables not committed are copied at the next start); one while the
   // stream runs (`in_stream`) finishes first, for the round that commits at the stop would otherwise
   // publish a table half copied.
-  // A table whose columns changed between the snapshot and the copy's start (SnapshotCopy's
+  // A table altered or truncated between the snapshot and the copy's start (SnapshotCopy's
   // changed_tables()) is copied again at a temporary slot's later position, as a table joining an
   // existing slot is; `attempt` counts those rounds.
   Status Copy(const std::vector<PgTableName>& tables, const std::string& snapshot, Lsn lsn,
@@ -538,11 +538,12 @@ class Pipeline {
     for (const PgTableName& t : changed) names.push_back(t.ToString());
     if (attempt >= kCopyAttempts) {
       return Status::Aborted(
-          "the columns of {} changed between the copy's snapshot and its start {} times in a row; let the "
-          "schema changes settle and start the sync again (the tables copied so far are kept)",
+          "{} changed (an ALTER or a TRUNCATE) between the copy's snapshot and its start {} times in a row; let "
+          "the changes settle and start the sync again (the tables copied so far are kept)",
           Join(names, ", "), attempt);
     }
-    Progress(fmt::format("the columns of {} changed after the copy's snapshot; copying it again at a later position",
+    Progress(fmt::format("{} changed after the copy's snapshot (an ALTER or a TRUNCATE); copying it again at a later "
+                         "position",
                          Join(names, ", ")));
     if (stop_->load() && !in_stream) return Status::OK();
     TIDE_ASSIGN_OR_RETURN(auto again, PgConnection::Connect(o_.conninfo, PgSessionKind::kReplication));
