@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <thread>
 
 #include "tide/table/schema/schema_change.h"
 #include "tide/table/schema/schema_manager.h"
@@ -359,14 +360,26 @@ Status TableSink::Evolve(const SourceRelation& relation, Lsn last_complete_lsn, 
   // one source's attnum says nothing of another's columns; a column one source lacks is not a rename.
   const bool by_name = multi_source();
   if (read_catalog && !by_name) {
+    auto lists_stream_columns = [&](const std::vector<SourceAttribute>& columns) {
+      if (columns.size() != relation.fields.size()) return false;
+      for (size_t i = 0; i < columns.size(); ++i) {
+        if (columns[i].name != relation.fields[i].name) return false;
+      }
+      return true;
+    };
     auto read = read_catalog(relation.oid);
+    // A commit can reach the stream a moment before other sessions see it (PostgreSQL writes the
+    // commit record, then makes the transaction visible): a catalog that does not list the stream's
+    // columns yet is read again for up to a second before it is taken as ahead of the stream.
+    for (int attempt = 0; read.ok() && !lists_stream_columns(*read) && attempt < 50; ++attempt) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      read = read_catalog(relation.oid);
+    }
     if (!read.ok()) {
       TIDE_LOG_WARN("table {}: cannot read the columns of {} from the catalog ({}); matching columns by name",
                     table_name_, source, read.status().ToString());
     } else {
-      bool same = read->size() == relation.fields.size();
-      for (size_t i = 0; same && i < read->size(); ++i) same = (*read)[i].name == relation.fields[i].name;
-      if (same) {
+      if (lists_stream_columns(*read)) {
         catalog = std::move(read).value();
       } else {
         later = std::move(read).value();
