@@ -1062,6 +1062,9 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn, const std:
   options.commit_user = commit_user_;
   options.commit_identifier = static_cast<int64_t>(commit_lsn);
   options.allow_empty = copy_lsn.has_value();
+  // Another engine may compact the table too (docs/interop.md): a compaction of the sync's that loses
+  // to one of its is given up, and the writer re-reads the table, instead of stopping the sync.
+  options.give_up_lost_compaction = true;
   Lsn copy = copies_all || committed_.copy_lsn == kInvalidLsn ? copy_lsn.value_or(committed_.copy_lsn) : committed_.copy_lsn;
   options.properties[std::string(kCommitLsnProperty)] = FormatLsn(commit_lsn);
   options.properties[std::string(kSourceTableProperty)] = Join(sources_, ",");
@@ -1081,6 +1084,13 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn, const std:
   if (truncate_) {
     // The writer knew nothing of the files the overwrite replaced; after it, the table is what it wrote.
     truncate_ = false;
+    Status s = NewWriter();
+    if (!s.ok()) return Fail(s);
+  } else if (result->compaction_lost) {
+    // The rows are in (the APPEND snapshot); the writer's levels are not what the table holds.
+    TIDE_LOG_WARN("table {}: a compaction was given up, another writer compacted the same files first ({}); "
+                  "its files are left for orphan removal and the writer re-reads the table",
+                  table_name_, result->compaction_lost->message());
     Status s = NewWriter();
     if (!s.ok()) return Fail(s);
   }

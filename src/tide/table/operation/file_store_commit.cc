@@ -814,6 +814,11 @@ Result<CommitResult> FileStoreCommit::CommitImpl(const OverwriteScope* overwrite
   }
   if (!compact.empty()) {
     auto id = TryCommit(info, compact, CommitKind::kCompact, options, nullptr, &result.attempts);
+    if (!id.ok() && options.give_up_lost_compaction && id.status().IsConflict()) {
+      result.compaction_lost = id.status();
+      result.outcome = result.snapshot_ids.empty() ? CommitOutcome::kNothingToCommit : CommitOutcome::kCommitted;
+      return result;
+    }
     if (!id.ok()) {
       if (result.snapshot_ids.empty()) return id.status();
       return id.status().WithContext(fmt::format(

@@ -70,6 +70,11 @@ struct CommitOptions {
   bool allow_empty = false;
   // The snapshot's watermark is max(this, the previous snapshot's).
   std::optional<int64_t> watermark;
+  // With kAppend: a COMPACT snapshot that loses Paimon's conflict check (another engine compacted the
+  // same files first) is given up instead of failing the call, once the APPEND snapshot is in:
+  // CommitResult::compaction_lost says so, and the writer must re-read its files from the latest
+  // snapshot. Java's writers fail and restart instead; a sync that must go on takes this.
+  bool give_up_lost_compaction = false;
 };
 
 enum class CommitOutcome {
@@ -82,6 +87,9 @@ struct CommitResult {
   CommitOutcome outcome = CommitOutcome::kNothingToCommit;
   std::vector<int64_t> snapshot_ids;  // created by this call, ascending
   int attempts = 0;                   // publish attempts over all snapshots of this call
+  // The COMPACT snapshot lost a conflict and was given up (CommitOptions::give_up_lost_compaction);
+  // why. Its files are referenced by no snapshot (orphan removal deletes them).
+  std::optional<Status> compaction_lost;
 };
 
 // What an Overwrite replaces.

@@ -211,6 +211,36 @@ TEST_F(FileStoreCommitTest, CompactionReplacesFiles) {
   EXPECT_EQ(LiveFiles(), (std::multiset<std::string>{"d-0-0-f4", "d-0-4-f3"}));
 }
 
+// Another engine compacted the files first: with give_up_lost_compaction the APPEND snapshot stands
+// and the COMPACT one is given up (said in the result); without it the call fails, naming both.
+TEST_F(FileStoreCommitTest, LostCompactionIsGivenUpAfterTheAppendWhenAsked) {
+  auto committer = Committer();
+  ASSERT_TRUE(committer->Commit({NewFilesMessage(Partition("d"), 0, 2, {PkFile("f1", 1, 10, 5)})}, Options(1)).ok());
+  auto lost = [](const std::string& new_file) {
+    CommitMessage m = NewFilesMessage(Partition("d"), 0, 2, {PkFile(new_file, 20, 30)});
+    m.compact_before = {PkFile("compacted-away", 1, 10, 5)};  // not live: another writer replaced it
+    m.compact_after = {PkFile("mine", 1, 10, 5)};
+    return m;
+  };
+  auto failed = committer->Commit({lost("f2")}, Options(2));
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("the COMPACT snapshot after it was not"), std::string::npos)
+      << failed.status().ToString();
+  EXPECT_EQ(Latest(), 2);
+
+  CommitOptions give_up = Options(3);
+  give_up.give_up_lost_compaction = true;
+  auto r = committer->Commit({lost("f3")}, give_up);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->outcome, CommitOutcome::kCommitted);
+  EXPECT_EQ(r->snapshot_ids, (std::vector<int64_t>{3}));
+  ASSERT_TRUE(r->compaction_lost.has_value());
+  EXPECT_TRUE(r->compaction_lost->IsConflict()) << r->compaction_lost->ToString();
+  EXPECT_EQ(Latest(), 3);
+  EXPECT_EQ(Get(3).commit_kind, CommitKind::kAppend);
+  EXPECT_EQ(LiveFiles(), (std::multiset<std::string>{"d-0-5-f1", "d-0-0-f2", "d-0-0-f3"}));
+}
+
 TEST_F(FileStoreCommitTest, ConflictsAreRefusedAndLeaveNothingBehind) {
   auto committer = Committer();
   ASSERT_TRUE(committer->Commit({NewFilesMessage(Partition("d"), 0, 2, {PkFile("f1", 1, 10, 5)})}, Options(1)).ok());
