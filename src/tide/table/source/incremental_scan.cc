@@ -225,13 +225,18 @@ Result<SnapshotChanges> IncrementalScan::PlanDiff(const Snapshot& before, const 
     std::erase_if(left->files, [&](const DataFileMeta& f) { return right_names.count(f.file_name) > 0; });
     std::erase_if(right->files, [&](const DataFileMeta& f) { return left_names.count(f.file_name) > 0; });
   };
+  // A split of the same bucket without files.
+  auto empty_like = [](const DataSplit& split) {
+    DataSplit empty;
+    empty.partition = split.partition;
+    empty.partition_values = split.partition_values;
+    empty.bucket = split.bucket;
+    empty.total_buckets = split.total_buckets;
+    empty.bucket_path = split.bucket_path;
+    return empty;
+  };
   for (DataSplit& split : *planned_after) {
-    DataSplit old_split;
-    old_split.partition = split.partition;
-    old_split.partition_values = split.partition_values;
-    old_split.bucket = split.bucket;
-    old_split.total_buckets = split.total_buckets;
-    old_split.bucket_path = split.bucket_path;
+    DataSplit old_split = empty_like(split);
     auto it = old_by_bucket.find(std::make_pair(split.partition, split.bucket));
     if (it != old_by_bucket.end()) {
       old_matched[it->second] = true;
@@ -245,13 +250,7 @@ Result<SnapshotChanges> IncrementalScan::PlanDiff(const Snapshot& before, const 
   for (size_t i = 0; i < planned_before->size(); ++i) {
     DataSplit& old_split = (*planned_before)[i];
     if (old_matched[i] || old_split.files.empty()) continue;
-    DataSplit empty;
-    empty.partition = old_split.partition;
-    empty.partition_values = old_split.partition_values;
-    empty.bucket = old_split.bucket;
-    empty.total_buckets = old_split.total_buckets;
-    empty.bucket_path = old_split.bucket_path;
-    changes.splits.push_back(std::move(empty));
+    changes.splits.push_back(empty_like(old_split));
     changes.before_splits.push_back(std::move(old_split));
   }
   return changes;
