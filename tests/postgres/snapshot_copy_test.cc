@@ -205,6 +205,61 @@ TEST(SnapshotCopyTest, TableAlteredOrTruncatedAfterTheSnapshotIsLeftForALaterCop
   Sql("SELECT pg_drop_replication_slot('copy_ddl_slot')");
 }
 
+// An ALTER that queues behind the first session's lock makes every later ACCESS SHARE request wait
+// behind it: a copy session asking then would wait on a session that ends only with the copy. The
+// sessions step back for the ALTER and import the snapshot again; the altered table is then reported
+// for a later copy, and the rest is copied.
+TEST(SnapshotCopyTest, SchemaChangeQueuedWhileTheSessionsLockMakesThemStepBack) {
+  Sql("DROP TABLE IF EXISTS copy_queued, copy_beside; "
+      "CREATE TABLE copy_queued(id int PRIMARY KEY); INSERT INTO copy_queued SELECT generate_series(1, 20); "
+      "CREATE TABLE copy_beside(id int PRIMARY KEY); INSERT INTO copy_beside SELECT generate_series(1, 30)");
+  auto exported = CreateExportedSlot("copy_queued_slot");
+
+  std::thread alter;
+  std::atomic<bool> altered{false};
+  int first_locks = 0;
+  SnapshotCopyOptions options;
+  options.conninfo = Server().conninfo();
+  options.snapshot_name = exported.slot.snapshot_name;
+  options.snapshot_lsn = exported.slot.consistent_point;
+  options.workers = 3;
+  options.on_first_session_locked = [&] {
+    if (++first_locks > 1) return;
+    alter = std::thread([&] {
+      auto conn = PgConnection::Connect(Server().conninfo());
+      if (conn.ok() && (*conn)->Execute("ALTER TABLE copy_queued ADD COLUMN late int").ok()) altered = true;
+    });
+    // Wait until the ALTER is queued behind the first session's lock.
+    for (int i = 0; i < 500; ++i) {
+      auto waiting = Server().QueryValue(
+          "SELECT count(*) FROM pg_locks WHERE NOT granted AND mode = 'AccessExclusiveLock' AND relation = "
+          "'copy_queued'::regclass");
+      if (waiting.ok() && *waiting == "1") return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ADD_FAILURE() << "the ALTER never queued";
+  };
+  auto copy = SnapshotCopy::Start(options, {{"public", "copy_queued"}, {"public", "copy_beside"}});
+  ASSERT_TRUE(copy.ok()) << copy.status().ToString();
+  exported.conn.reset();
+  alter.join();
+  EXPECT_TRUE(altered) << "the ALTER did not go through while the sessions stepped back";
+  EXPECT_GE(first_locks, 2) << "the sessions did not import the snapshot again";
+  ASSERT_EQ((*copy)->changed_tables().size(), 1u);
+  EXPECT_EQ((*copy)->changed_tables()[0].ToString(), "public.copy_queued");
+  size_t rows = 0;
+  while (true) {
+    auto batch = (*copy)->Next();
+    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+    if (!*batch) break;
+    EXPECT_EQ((*batch)->relation->table.ToString(), "public.copy_beside");
+    rows += (*batch)->rows.size();
+  }
+  EXPECT_EQ(rows, 30u);
+  copy->reset();
+  Sql("SELECT pg_drop_replication_slot('copy_queued_slot')");
+}
+
 TEST(SnapshotCopyTest, RoleTimeoutsDoNotCutTheCopyOff) {
   Sql("DROP TABLE IF EXISTS copy_slow; DROP ROLE IF EXISTS copy_timeouts; "
       "CREATE ROLE copy_timeouts LOGIN SUPERUSER; "

@@ -3,6 +3,7 @@
 #include <libpq-fe.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "tide/base/logging.h"
 #include "tide/base/strings.h"
@@ -140,23 +141,54 @@ Result<std::unique_ptr<SnapshotCopy>> SnapshotCopy::Start(SnapshotCopyOptions op
   copy->options_ = options;
   int workers = std::max(1, options.workers);
 
-  // Workers import the snapshot first: from then on the export may end.
-  std::vector<std::unique_ptr<PgConnection>> conns;
-  for (int i = 0; i < workers; ++i) {
-    TIDE_ASSIGN_OR_RETURN(auto conn, PgConnection::Connect(options.conninfo, PgSessionKind::kSql, kPgTextSessionOptions));
-    TIDE_RETURN_IF_ERROR(ImportSnapshot(*conn, options.snapshot_name));
-    conns.push_back(std::move(conn));
-  }
-  // The first worker locks every table (ACCESS SHARE, as each COPY would anyway until the copy ends:
-  // writers go on, DDL waits). A COPY names its columns as the catalog is now, not as the snapshot saw
-  // it, so a column dropped between the export and this lock could not be read, and a TRUNCATE in
-  // that window would show the copy an empty table; a table whose columns or storage differ between
-  // the snapshot's catalog and the current one is left out (changed_tables()), for the caller to copy
-  // again at a later position. After the lock, no such change can come in.
+  // Workers import the snapshot first: from then on the export may end. Each then locks every table
+  // (ACCESS SHARE, as each COPY would anyway until the copy ends: writers go on, DDL waits). A COPY
+  // names its columns as the catalog is now, not as the snapshot saw it, so a column dropped between
+  // the export and this lock could not be read, and a TRUNCATE in that window would show the copy an
+  // empty table; a table whose columns or storage differ between the snapshot's catalog and the
+  // current one is left out (changed_tables()), for the caller to copy again at a later position.
+  // After the locks, no such change can come in.
+  //
+  // Every session takes the locks before any COPY, not only the first: an ALTER queued behind the
+  // first session's lock makes any later ACCESS SHARE request wait behind it, and a COPY waiting
+  // there would wait on a session that only ends with the copy, a deadlock PostgreSQL cannot see
+  // (the first session waits on this process, not on a lock). So the first session waits for its
+  // locks as long as it must; the others ask with NOWAIT, and when one cannot have them at once, an
+  // ALTER is queued: every session rolls back (the ALTER proceeds) and imports the snapshot again,
+  // which the still-idle exporting connection allows.
   std::vector<std::string> quoted;
   for (const PgTableName& table : tables) quoted.push_back(table.Quoted());
-  TIDE_RETURN_IF_ERROR(conns[0]->Execute("LOCK TABLE " + Join(quoted, ", ") + " IN ACCESS SHARE MODE")
-                           .WithContext("locking the tables to copy against schema changes"));
+  const std::string lock_sql = "LOCK TABLE " + Join(quoted, ", ") + " IN ACCESS SHARE MODE";
+  constexpr int kLockAttempts = 50;
+  std::vector<std::unique_ptr<PgConnection>> conns;
+  for (int attempt = 1;; ++attempt) {
+    conns.clear();
+    bool queued_ddl = false;
+    for (int i = 0; i < workers && !queued_ddl; ++i) {
+      TIDE_ASSIGN_OR_RETURN(auto conn, PgConnection::Connect(options.conninfo, PgSessionKind::kSql, kPgTextSessionOptions));
+      TIDE_RETURN_IF_ERROR(ImportSnapshot(*conn, options.snapshot_name));
+      Status locked = conn->Execute(i == 0 ? lock_sql : lock_sql + " NOWAIT");
+      if (!locked.ok()) {
+        if (i == 0 || conn->last_sqlstate() != "55P03") {
+          return locked.WithContext("locking the tables to copy against schema changes");
+        }
+        queued_ddl = true;
+      }
+      conns.push_back(std::move(conn));
+      if (i == 0 && options.on_first_session_locked) options.on_first_session_locked();
+    }
+    if (!queued_ddl) break;
+    if (attempt == kLockAttempts) {
+      return Status::Unavailable(
+          "could not lock the tables to copy ({}) in {} attempts: a schema change (ALTER TABLE, TRUNCATE, VACUUM "
+          "FULL) kept waiting for them; let it finish and run again",
+          Join(quoted, ", "), kLockAttempts);
+    }
+    TIDE_LOG_INFO("a schema change is waiting for a table to copy: the copy sessions step back for it (attempt {})",
+                  attempt);
+    conns.clear();  // closing the sessions ends their transactions and frees the locks
+    std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt));
+  }
   TIDE_ASSIGN_OR_RETURN(auto current, PgConnection::Connect(options.conninfo, PgSessionKind::kSql, kPgTextSessionOptions));
   // Plan on the first worker's session (it sees the snapshot's catalog).
   PgTypeRegistry types;

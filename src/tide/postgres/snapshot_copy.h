@@ -3,9 +3,10 @@
 //
 // Every worker opens its own session and runs
 //   BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET TRANSACTION SNAPSHOT '<snapshot>';
-// before Start() returns (the first then locks the tables IN ACCESS SHARE MODE: writes go on, DDL
-// waits for the copy; a table altered or truncated before the lock is reported, not copied), so that afterwards the exporting replication connection may start streaming
-// (which ends the export). Each table is copied with
+// before Start() returns, and locks every table IN ACCESS SHARE MODE (writes go on, DDL waits for the
+// copy; a table altered or truncated before the locks is reported, not copied; a schema change queued
+// while the sessions lock makes them all step back and import again), so that afterwards the
+// exporting replication connection may start streaming (which ends the export). Each table is copied with
 //   COPY (SELECT <columns> FROM <table> [WHERE ctid >= '(a,0)' AND ctid < '(b,0)']) TO STDOUT (FORMAT binary)
 // With more than one worker, a table larger than `split_pages` is cut into block ranges (PostgreSQL
 // 14+ scans them with a TID range scan, reading only those blocks); a partitioned table is copied
@@ -27,6 +28,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -52,6 +54,8 @@ struct SnapshotCopyOptions {
   size_t batch_rows = 4096;
   size_t batch_bytes = 4u << 20;
   size_t queue_batches = 8;
+  // Tests only: called each time the first session holds its locks, before the others ask for theirs.
+  std::function<void()> on_first_session_locked;
 };
 
 // Rows of one table, all visible in the snapshot. Batches of one range arrive in table order; ranges
