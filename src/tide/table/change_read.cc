@@ -5,6 +5,7 @@
 #include "tide/base/strings.h"
 #include "tide/table/operation/file_store_scan.h"
 #include "tide/table/schema/core_options.h"
+#include "tide/table/snapshot/changelog_manager.h"
 #include "tide/table/snapshot/consumer_manager.h"
 #include "tide/table/snapshot/snapshot_manager.h"
 
@@ -176,9 +177,13 @@ Result<std::unique_ptr<TableChangeStream>> TableChangeStream::Open(const Table* 
   std::unique_ptr<TableChangeStream> stream(new TableChangeStream(table));
   TIDE_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::Create(table->latest_schema(), table->name()));
   TIDE_ASSIGN_OR_RETURN(stream->mode_, ResolveChangeScanMode(core, options.scan_mode, table->name()));
+  stream->changelog_decoupled_ = core.changelog_decoupled();
   stream->fields_ = table->latest_schema().fields;
   SnapshotManager snapshots(table->fs(), table->metadata_path());
-  TIDE_ASSIGN_OR_RETURN(auto earliest, snapshots.EarliestId());
+  // Starts by id may lie in the long-lived changelog (Java's ContinuousFromSnapshotStartingScanner);
+  // a full start needs a snapshot.
+  TIDE_ASSIGN_OR_RETURN(auto earliest, stream->EarliestReadable());
+  TIDE_ASSIGN_OR_RETURN(auto earliest_snapshot, snapshots.EarliestId());
   TIDE_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
 
   // A consumer's recorded progress wins over the start option (Java's createStartingScanner).
@@ -215,7 +220,7 @@ Result<std::unique_ptr<TableChangeStream>> TableChangeStream::Open(const Table* 
       stream->next_snapshot_ = earliest ? std::max(start.snapshot_id, *earliest) : start.snapshot_id;
       break;
     case StreamStart::Kind::kSnapshotFull: {
-      int64_t id = earliest ? std::max(start.snapshot_id, *earliest) : start.snapshot_id;
+      int64_t id = earliest_snapshot ? std::max(start.snapshot_id, *earliest_snapshot) : start.snapshot_id;
       if (!latest || id > *latest) {
         return Status::NotFound("table {}: snapshot {} does not exist (latest: {}); a full start needs it",
                                 table->name(), start.snapshot_id, latest ? std::to_string(*latest) : "none");
@@ -235,6 +240,19 @@ Result<std::unique_ptr<TableChangeStream>> TableChangeStream::Open(const Table* 
         stream->next_snapshot_ = before->id + 1;
       } else if (before.status().IsNotFound()) {
         stream->next_snapshot_ = earliest.value_or(1);
+        // Every snapshot is later: the newest changelog before T, if changelog is kept (ids ascend with
+        // commit time, so a binary search as Java's TimeTravelUtil).
+        int64_t lo = earliest.value_or(1), hi = earliest_snapshot.value_or(1) - 1;
+        while (stream->changelog_decoupled_ && lo <= hi) {
+          int64_t mid = lo + (hi - lo) / 2;
+          TIDE_ASSIGN_OR_RETURN(auto c, stream->SnapshotOrChangelog(mid));
+          if (c && c->time_millis <= start.timestamp_ms - 1) {
+            stream->next_snapshot_ = mid + 1;
+            lo = mid + 1;
+          } else {
+            hi = mid - 1;
+          }
+        }
       } else {
         return before.status();
       }
@@ -293,10 +311,9 @@ Result<std::optional<int64_t>> TableChangeStream::Poll(const std::function<Statu
   }
   IncrementalScan scan(table_->fs(), table_->path(), table_->metadata_path(), table_->name(), table_->latest_schema());
   while (true) {
-    auto snapshot = snapshots.Get(next_snapshot_);
-    if (!snapshot.ok()) {
-      if (!snapshot.status().IsNotFound()) return snapshot.status();
-      TIDE_ASSIGN_OR_RETURN(auto earliest, snapshots.EarliestId());
+    TIDE_ASSIGN_OR_RETURN(auto snapshot, SnapshotOrChangelog(next_snapshot_));
+    if (!snapshot) {
+      TIDE_ASSIGN_OR_RETURN(auto earliest, EarliestReadable());
       if (earliest && *earliest > next_snapshot_) {
         return Status::NotFound(
             "table {}: snapshot {}, the next one to read, was expired (the earliest is now {}); restart the read "
@@ -331,6 +348,25 @@ Result<std::optional<int64_t>> TableChangeStream::Poll(const std::function<Statu
     ++next_snapshot_;
     return std::optional<int64_t>(id);
   }
+}
+
+Result<std::optional<Snapshot>> TableChangeStream::SnapshotOrChangelog(int64_t id) const {
+  auto snapshot = SnapshotManager(table_->fs(), table_->metadata_path()).Get(id);
+  if (snapshot.ok()) return std::optional<Snapshot>(std::move(snapshot).value());
+  if (!snapshot.status().IsNotFound()) return snapshot.status();
+  if (!changelog_decoupled_) return std::optional<Snapshot>();
+  auto changelog = ChangelogManager(table_->fs(), table_->metadata_path()).Get(id);
+  if (changelog.ok()) return std::optional<Snapshot>(std::move(changelog).value());
+  if (!changelog.status().IsNotFound()) return changelog.status();
+  return std::optional<Snapshot>();
+}
+
+Result<std::optional<int64_t>> TableChangeStream::EarliestReadable() const {
+  if (changelog_decoupled_) {
+    TIDE_ASSIGN_OR_RETURN(auto changelog, ChangelogManager(table_->fs(), table_->metadata_path()).EarliestId());
+    if (changelog) return changelog;
+  }
+  return SnapshotManager(table_->fs(), table_->metadata_path()).EarliestId();
 }
 
 Status TableChangeStream::CommitConsumer() {

@@ -98,10 +98,16 @@ class TableChangeStream {
  private:
   explicit TableChangeStream(const Table* table) : table_(table) {}
   Status ReadFull(int64_t snapshot_id, const std::function<Status(const ChangeRecord&)>& emit);
+  // Snapshot `id`, or (changelog kept longer than snapshots) changelog `id` once the snapshot expired;
+  // nullopt when neither exists.
+  Result<std::optional<Snapshot>> SnapshotOrChangelog(int64_t id) const;
+  // The earliest id a stream can read: the earliest changelog when decoupled, else the earliest snapshot.
+  Result<std::optional<int64_t>> EarliestReadable() const;
 
   const Table* table_;
   TableChangeStreamOptions options_;
   ChangeScanMode mode_ = ChangeScanMode::kDelta;
+  bool changelog_decoupled_ = false;  // expired snapshots live on as changelog/changelog-<id>
   std::vector<DataField> fields_;
   bool started_ = false;
   std::optional<int64_t> full_snapshot_;  // a full read still to do first

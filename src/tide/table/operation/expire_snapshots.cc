@@ -6,6 +6,7 @@
 
 #include "tide/base/logging.h"
 #include "tide/table/operation/file_deletion.h"
+#include "tide/table/snapshot/changelog_manager.h"
 #include "tide/table/snapshot/consumer_manager.h"
 #include "tide/table/snapshot/snapshot_manager.h"
 #include "tide/table/snapshot/tag_manager.h"
@@ -19,15 +20,6 @@ int64_t SystemMillis() {
       .count();
 }
 
-// Index of the last snapshot in `sorted` with id < `id` (<= when `or_equal`), or -1.
-int PreviousIndex(const std::vector<Snapshot>& sorted, int64_t id, bool or_equal) {
-  int found = -1;
-  for (size_t i = 0; i < sorted.size(); ++i) {
-    if (sorted[i].id < id || (or_equal && sorted[i].id == id)) found = static_cast<int>(i);
-  }
-  return found;
-}
-
 }  // namespace
 
 ExpireConfig ExpireConfig::FromOptions(const CoreOptions& options) {
@@ -37,6 +29,10 @@ ExpireConfig ExpireConfig::FromOptions(const CoreOptions& options) {
   c.time_retained_ms = options.snapshot_time_retained_ms();
   c.max_deletes = options.snapshot_expire_limit();
   c.consumer_changelog_only = options.consumer_changelog_only();
+  c.changelog_decoupled = options.changelog_decoupled();
+  c.changelog_retain_min = options.changelog_num_retained_min();
+  c.changelog_retain_max = options.changelog_num_retained_max();
+  c.changelog_time_retained_ms = options.changelog_time_retained_ms();
   return c;
 }
 
@@ -60,6 +56,13 @@ Result<ExpireResult> ExpireSnapshots::Expire(const ExpireConfig& config) {
     return Status::InvalidArgument("table {}: retain-max ({}) must not be less than retain-min ({})", table_name_,
                                    config.retain_max, config.retain_min);
   }
+  if (config.changelog_decoupled && config.changelog_retain_max < config.changelog_retain_min) {
+    // Checked before anything goes, so a table set up this way keeps every snapshot until it is fixed.
+    return Status::InvalidArgument(
+        "table {}: changelog.num-retained.max ({}) must not be less than changelog.num-retained.min ({}); "
+        "changelog.num-retained.max falls back to snapshot.num-retained.max when unset",
+        table_name_, config.changelog_retain_max, config.changelog_retain_min);
+  }
   SnapshotManager snapshots(fs_, table_path_);
   TIDE_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
   TIDE_ASSIGN_OR_RETURN(auto earliest, snapshots.EarliestId());
@@ -82,12 +85,25 @@ Result<ExpireResult> ExpireSnapshots::Expire(const ExpireConfig& config) {
       if (next.status().IsNotFound()) continue;  // expired by another process meanwhile
       return next.status();
     }
-    if (older_than <= next->time_millis) return ExpireUntil(*earliest, id);
+    if (older_than <= next->time_millis) return ExpireThenChangelog(config, *earliest, id);
   }
-  return ExpireUntil(*earliest, max_exclusive);
+  return ExpireThenChangelog(config, *earliest, max_exclusive);
+}
+
+Result<ExpireResult> ExpireSnapshots::ExpireThenChangelog(const ExpireConfig& config, int64_t earliest,
+                                                          int64_t end_exclusive) {
+  TIDE_ASSIGN_OR_RETURN(ExpireResult result, ExpireUntil(earliest, end_exclusive, config.changelog_decoupled));
+  if (!config.changelog_decoupled) return result;
+  TIDE_ASSIGN_OR_RETURN(result.changelog, ExpireChangelog(fs_, table_path_, table_name_, clock_).Expire(config.ForChangelog()));
+  return result;
 }
 
 Result<ExpireResult> ExpireSnapshots::ExpireUntil(int64_t earliest_id, int64_t end_exclusive) {
+  TIDE_ASSIGN_OR_RETURN(auto deletion, FileDeletion::Create(fs_, table_path_, table_name_));
+  return ExpireUntil(earliest_id, end_exclusive, deletion->options().changelog_decoupled());
+}
+
+Result<ExpireResult> ExpireSnapshots::ExpireUntil(int64_t earliest_id, int64_t end_exclusive, bool decoupled) {
   SnapshotManager snapshots(fs_, table_path_);
   ExpireResult result;
   if (end_exclusive <= earliest_id) {
@@ -98,16 +114,12 @@ Result<ExpireResult> ExpireSnapshots::ExpireUntil(int64_t earliest_id, int64_t e
     return result;
   }
   TIDE_ASSIGN_OR_RETURN(auto deletion, FileDeletion::Create(fs_, table_path_, table_name_));
-  if (deletion->options().changelog_decoupled()) {
-    const CoreOptions& o = deletion->options();
-    return Status::NotSupported(
-        "table {} keeps changelog longer than snapshots (changelog.num-retained.min={}, changelog.num-retained.max={}, "
-        "changelog.time-retained={} ms against snapshot.* {}, {}, {} ms); Java writes changelog/changelog-<id> files "
-        "for that, which Tide does not write yet. Set the changelog.* options to at most the snapshot.* ones, or "
-        "expire this table with Java Paimon",
-        table_name_, o.changelog_num_retained_min(), o.changelog_num_retained_max(), o.changelog_time_retained_ms(),
-        o.snapshot_num_retained_min(), o.snapshot_num_retained_max(), o.snapshot_time_retained_ms());
-  }
+  // Decoupled: the expired snapshots become changelog files, and what their changes are read from stays
+  // for changelog expiry (ExpireChangelog): the changelog lists, manifests and files; without a changelog
+  // producer, the base and delta lists and the files writers wrote (a stream reads deltas then).
+  const bool produces_changelog = deletion->options().changelog_producer() != ChangelogProducer::kNone;
+  const bool keep_deltas = decoupled && !produces_changelog;
+  ChangelogManager changelogs(fs_, table_path_);
 
   // The snapshots of [earliest, end]; some may be gone already (an interrupted expiry).
   std::vector<Snapshot> including_end;
@@ -130,48 +142,26 @@ Result<ExpireResult> ExpireSnapshots::ExpireUntil(int64_t earliest_id, int64_t e
   std::vector<Snapshot> tags;
   TIDE_ASSIGN_OR_RETURN(auto tagged, TagManager(fs_, table_path_).ListTagged());
   for (auto& t : tagged) tags.push_back(std::move(t.snapshot));
+  TagDataFileSkipper skipper(deletion.get(), std::move(tags));
 
   // 1. Plan the data files: what the deltas of (begin, end] replaced, less what the preceding tag holds.
-  std::map<int64_t, std::optional<DataFileSet>> tag_files;  // by tag snapshot id; nullopt: unreadable
-  const DataFileSet no_skip;
   std::vector<std::string> data_files;
   for (const auto& s : including_end) {
     if (s.id == begin) continue;
-    const DataFileSet* skip = &no_skip;
-    int tag_index = PreviousIndex(tags, s.id, /*or_equal=*/false);
-    if (tag_index >= 0) {
-      const Snapshot& tag = tags[static_cast<size_t>(tag_index)];
-      auto it = tag_files.find(tag.id);
-      if (it == tag_files.end()) {
-        auto live = deletion->LiveDataFiles(tag);
-        if (!live.ok()) {
-          TIDE_LOG_WARN("table {}: the files of the tag of snapshot {} cannot be read ({}); the data files replaced "
-                        "after it are left for orphan removal",
-                        table_name_, tag.id, live.status().ToString());
-        }
-        it = tag_files.emplace(tag.id, live.ok() ? std::optional<DataFileSet>(std::move(live).value()) : std::nullopt)
-                 .first;
-      }
-      if (!it->second) continue;
-      skip = &*it->second;
-    }
-    auto planned = deletion->PlanDeletedInDelta(s, *skip);
+    const DataFileSet* skip = skipper.For(s.id);
+    if (!skip) continue;
+    auto planned = deletion->PlanDeletedInDelta(s, *skip, /*keep_append_sourced=*/keep_deltas);
     data_files.insert(data_files.end(), planned.begin(), planned.end());
   }
   // 2. Changelog files of the expired snapshots.
   std::vector<std::string> changelog_files;
   for (const auto& s : including_end) {
-    if (s.id == end_exclusive) break;
+    if (s.id == end_exclusive || decoupled) break;
     auto planned = deletion->PlanAddedInChangelog(s);
     changelog_files.insert(changelog_files.end(), planned.begin(), planned.end());
   }
   // 3. Metadata that neither `end` nor a tag in the range uses.
-  std::vector<Snapshot> keep;
-  int right = PreviousIndex(tags, end_exclusive, /*or_equal=*/false);
-  if (right >= 0) {
-    int left = std::max(PreviousIndex(tags, begin, /*or_equal=*/true), 0);
-    for (int i = left; i <= right; ++i) keep.push_back(tags[static_cast<size_t>(i)]);
-  }
+  std::vector<Snapshot> keep = skipper.InRange(begin, end_exclusive);
   keep.push_back(end);
   MetadataDeletionPlan metadata;
   auto skipping = deletion->ManifestSkippingSet(keep);
@@ -182,13 +172,25 @@ Result<ExpireResult> ExpireSnapshots::ExpireUntil(int64_t earliest_id, int64_t e
   } else {
     for (const auto& s : including_end) {
       if (s.id == end_exclusive) break;
-      metadata.Append(deletion->PlanMetadata(s, &*skipping, /*data_lists=*/true, /*changelog=*/true));
+      metadata.Append(deletion->PlanMetadata(s, &*skipping, /*data_lists=*/!keep_deltas, /*changelog=*/!decoupled));
     }
   }
 
-  // 4. The snapshot files, oldest first, then EARLIEST: from here on no reader can open them.
+  // 4. The snapshot files, oldest first, then EARLIEST: from here on no reader can open them. Decoupled,
+  // each is first written as changelog-<id> (its JSON unchanged) and changelog/LATEST moved to it, as
+  // Java does.
   for (const auto& s : including_end) {
     if (s.id == end_exclusive) break;
+    if (decoupled) {
+      auto json = fs_->ReadFile(snapshots.SnapshotPath(s.id));
+      if (!json.ok()) {
+        if (json.status().IsNotFound()) continue;  // expired by another process meanwhile
+        return json.status();
+      }
+      TIDE_RETURN_IF_ERROR(changelogs.Commit(s.id, *json));
+      TIDE_RETURN_IF_ERROR(changelogs.files().CommitLatestHint(s.id));
+      ++result.changelogs_written;
+    }
     TIDE_RETURN_IF_ERROR(snapshots.DeleteSnapshot(s.id));
     ++result.snapshots_deleted;
   }

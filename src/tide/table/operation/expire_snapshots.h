@@ -22,9 +22,14 @@
 // snapshot expired (Table::NewReader). A crash after the snapshot files went leaves the planned files
 // unreferenced: orphan removal deletes them.
 //
-// Refused: tables that keep changelog longer than snapshots (`changelog.num-retained.*` or
-// `changelog.time-retained` above the snapshot values), for which Java writes `changelog/changelog-<id>`
-// files that Tide does not write yet.
+// Tables that keep changelog longer than snapshots (`changelog.num-retained.*` or
+// `changelog.time-retained` above the snapshot values: ExpireConfig::changelog_decoupled) expire as
+// Java's decoupled mode: each expired snapshot is written as `changelog/changelog-<id>` (its JSON
+// unchanged) and changelog/LATEST moved to it before the snapshot file goes; its changelog lists,
+// manifests and files stay, and without a changelog producer so do its base and delta lists and the
+// data files writers wrote (file source APPEND) that its delta DELETEs, since a stream reads deltas
+// then; compaction output, index files and statistics go as usual. Changelog expiry (ExpireChangelog)
+// then runs with the changelog.* retention, after snapshot expiry, in the same Expire() call.
 //
 // Thread-safety: one ExpireSnapshots per thread. Concurrent committers are safe (the newest snapshots
 // are never expired, and what they reference stays); two expiries of one table at once are not (Java
@@ -38,6 +43,7 @@
 
 #include "tide/base/result.h"
 #include "tide/io/file_system.h"
+#include "tide/table/operation/expire_changelog.h"
 #include "tide/table/schema/core_options.h"
 
 namespace tide {
@@ -49,8 +55,19 @@ struct ExpireConfig {
   int32_t max_deletes = 50;
   // consumer.changelog-only: consumers protect only changelog, not snapshots.
   bool consumer_changelog_only = false;
+  // changelog.* retention (each falling back to its snapshot.* value) and whether it exceeds the
+  // snapshot retention (Java's changelogLifecycleDecoupled).
+  bool changelog_decoupled = false;
+  int32_t changelog_retain_min = 10;
+  int32_t changelog_retain_max = 2147483647;
+  int64_t changelog_time_retained_ms = 3'600'000;
 
-  // The table's snapshot.* options.
+  // What changelog expiry uses: the changelog.* retention, the same expire limit and consumers.
+  ChangelogExpireConfig ForChangelog() const {
+    return {changelog_retain_min, changelog_retain_max, changelog_time_retained_ms, max_deletes};
+  }
+
+  // The table's snapshot.* and changelog.* options.
   static ExpireConfig FromOptions(const CoreOptions& options);
 };
 
@@ -62,6 +79,8 @@ struct ExpireResult {
   int64_t index_files_deleted = 0;      // index files and index manifests
   int64_t statistics_files_deleted = 0;
   std::optional<int64_t> earliest;      // the earliest snapshot afterwards
+  int64_t changelogs_written = 0;       // decoupled: expired snapshots kept as changelog/changelog-<id>
+  ChangelogExpireResult changelog;      // decoupled: what changelog expiry deleted
 };
 
 class ExpireSnapshots {
@@ -74,10 +93,15 @@ class ExpireSnapshots {
   Result<ExpireResult> Expire(const ExpireConfig& config);
   // Expires with the table's options.
   Result<ExpireResult> Expire();
-  // Expires every snapshot in [earliest, end_exclusive), protections aside (Java's expireUntil).
+  // Expires every snapshot in [earliest, end_exclusive), protections aside (Java's expireUntil), decoupled
+  // as the table's options say (no changelog expiry).
   Result<ExpireResult> ExpireUntil(int64_t earliest, int64_t end_exclusive);
 
  private:
+  Result<ExpireResult> ExpireUntil(int64_t earliest, int64_t end_exclusive, bool decoupled);
+  // Snapshot expiry, then changelog expiry when decoupled.
+  Result<ExpireResult> ExpireThenChangelog(const ExpireConfig& config, int64_t earliest, int64_t end_exclusive);
+
   FileSystem* fs_;
   std::string table_path_;
   std::string table_name_;

@@ -161,17 +161,6 @@ TEST_F(ExpireSnapshotsTest, TagKeepsEveryFileItReferences) {
   EXPECT_EQ(*tagged, rows_[2]);
 }
 
-TEST_F(ExpireSnapshotsTest, ChangelogKeptLongerIsRefusedClearly) {
-  TableSchema schema = table_->schema();
-  schema.id = 1;
-  schema.SetOption("changelog.num-retained.min", "100");
-  ASSERT_TRUE(testing::CreateWriterTestTable(path(), schema).ok());
-  auto result = Expirer().Expire(Config(1));
-  ASSERT_TRUE(result.status().IsNotSupported()) << result.status().ToString();
-  EXPECT_NE(result.status().message().find("changelog/changelog-"), std::string::npos);
-  EXPECT_EQ(testing::ValueOrFail(SnapshotManager(FileSystem::Local(), path()).ListIds(), "ids").size(), 6u);
-}
-
 // A reader that planned the oldest snapshot before expiry deleted it finishes with its rows or with the
 // clear "expired" error, never with a bare missing-file error.
 TEST_F(ExpireSnapshotsTest, ReaderOfAnExpiredSnapshotSaysItExpired) {

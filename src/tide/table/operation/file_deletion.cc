@@ -115,18 +115,27 @@ Result<DataFileSet> FileDeletion::LiveDataFiles(const Snapshot& snapshot) {
   return live;
 }
 
-Result<std::set<std::string>> FileDeletion::ManifestSkippingSet(const std::vector<Snapshot>& snapshots) {
+Result<std::set<std::string>> FileDeletion::ManifestSkippingSet(const std::vector<Snapshot>& snapshots,
+                                                                 bool skip_missing) {
   std::set<std::string> skipping;
   for (const auto& s : snapshots) {
     for (const std::string& list : {s.base_manifest_list, s.delta_manifest_list}) {
       skipping.insert(list);
-      TIDE_ASSIGN_OR_RETURN(auto metas, ReadManifestList(fs_, ManifestPath(list)));
-      for (const auto& m : metas) skipping.insert(m.file_name);
+      auto metas = ReadManifestList(fs_, ManifestPath(list));
+      if (!metas.ok()) {
+        if (skip_missing && metas.status().IsNotFound()) continue;
+        return metas.status();
+      }
+      for (const auto& m : *metas) skipping.insert(m.file_name);
     }
     if (s.index_manifest) {
       skipping.insert(*s.index_manifest);
-      TIDE_ASSIGN_OR_RETURN(auto entries, ReadIndexManifest(fs_, ManifestPath(*s.index_manifest)));
-      for (const auto& e : entries) skipping.insert(e.file_name);
+      auto entries = ReadIndexManifest(fs_, ManifestPath(*s.index_manifest));
+      if (!entries.ok()) {
+        if (skip_missing && entries.status().IsNotFound()) continue;
+        return entries.status();
+      }
+      for (const auto& e : *entries) skipping.insert(e.file_name);
     }
     if (s.statistics) skipping.insert(*s.statistics);
   }
@@ -135,7 +144,8 @@ Result<std::set<std::string>> FileDeletion::ManifestSkippingSet(const std::vecto
 
 void FileDeletion::RecordBucket(const ManifestEntry& entry) { deletion_buckets_[entry.partition].insert(entry.bucket); }
 
-std::vector<std::string> FileDeletion::PlanDeletedInDelta(const Snapshot& snapshot, const DataFileSet& skip) {
+std::vector<std::string> FileDeletion::PlanDeletedInDelta(const Snapshot& snapshot, const DataFileSet& skip,
+                                                          bool keep_append_sourced) {
   auto entries = ReadListEntries(snapshot.delta_manifest_list);
   if (!entries.ok()) {
     TIDE_LOG_WARN("table {}: the delta manifests of snapshot {} cannot be read ({}); its replaced data files are "
@@ -161,6 +171,10 @@ std::vector<std::string> FileDeletion::PlanDeletedInDelta(const Snapshot& snapsh
   std::vector<std::string> out;
   for (const auto& e : deleted) {
     if (!e || skip.count(DataFileKey(*e))) continue;
+    if (keep_append_sourced &&
+        e->file.file_source.value_or(static_cast<int32_t>(FileSource::kAppend)) == static_cast<int32_t>(FileSource::kAppend)) {
+      continue;
+    }
     auto paths = FilePaths(*e);
     if (!paths.ok()) {
       TIDE_LOG_WARN("table {}: {}; data file {} is left for orphan removal", table_name_, paths.status().ToString(),
@@ -216,7 +230,7 @@ std::vector<std::string> FileDeletion::PlanLiveDataFiles(const Snapshot& snapsho
 }
 
 MetadataDeletionPlan FileDeletion::PlanMetadata(const Snapshot& snapshot, std::set<std::string>* skipping,
-                                                bool data_lists, bool changelog) {
+                                                bool data_lists, bool changelog, bool index_and_statistics) {
   MetadataDeletionPlan plan;
   auto add_list = [&](const std::string& list) {
     auto metas = ReadManifestList(fs_, ManifestPath(list));
@@ -232,6 +246,7 @@ MetadataDeletionPlan FileDeletion::PlanMetadata(const Snapshot& snapshot, std::s
     add_list(snapshot.delta_manifest_list);
   }
   if (changelog && snapshot.changelog_manifest_list) add_list(*snapshot.changelog_manifest_list);
+  if (!index_and_statistics) return plan;
   if (snapshot.index_manifest) {
     auto entries = ReadIndexManifest(fs_, ManifestPath(*snapshot.index_manifest));
     if (entries.ok()) {
@@ -337,6 +352,36 @@ void FileDeletion::CleanEmptyDirectories(bool force) {
     parents = std::move(next);
   }
   deletion_buckets_.clear();
+}
+
+const DataFileSet* TagDataFileSkipper::For(int64_t id) {
+  const Snapshot* tag = nullptr;
+  for (const Snapshot& t : tags_) {
+    if (t.id < id) tag = &t;
+  }
+  if (!tag) return &empty_;
+  auto it = files_.find(tag->id);
+  if (it == files_.end()) {
+    auto live = deletion_->LiveDataFiles(*tag);
+    if (!live.ok()) {
+      TIDE_LOG_WARN("table {}: the files of the tag of snapshot {} cannot be read ({}); the data files replaced "
+                    "after it are left for orphan removal",
+                    deletion_->table_name(), tag->id, live.status().ToString());
+    }
+    it = files_.emplace(tag->id, live.ok() ? std::optional<DataFileSet>(std::move(live).value()) : std::nullopt).first;
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
+std::vector<Snapshot> TagDataFileSkipper::InRange(int64_t begin, int64_t end) const {
+  std::vector<Snapshot> out;
+  int left = -1, right = -1;
+  for (size_t i = 0; i < tags_.size(); ++i) {
+    if (tags_[i].id <= begin) left = static_cast<int>(i);
+    if (tags_[i].id < end) right = static_cast<int>(i);
+  }
+  for (int i = std::max(left, 0); i <= right; ++i) out.push_back(tags_[static_cast<size_t>(i)]);
+  return out;
 }
 
 }  // namespace tide

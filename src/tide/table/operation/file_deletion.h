@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -83,20 +84,26 @@ class FileDeletion {
   // Strict reads (errors returned): the merged live data files of a snapshot (base + delta).
   Result<DataFileSet> LiveDataFiles(const Snapshot& snapshot);
   // The manifest-like files (lists, manifests, index manifest and files, statistics) of the snapshots.
-  Result<std::set<std::string>> ManifestSkippingSet(const std::vector<Snapshot>& snapshots);
+  // With `skip_missing`, lists and index manifests that no longer exist are passed over (a changelog's
+  // base and delta lists are gone once its snapshot expired, with a changelog producer).
+  Result<std::set<std::string>> ManifestSkippingSet(const std::vector<Snapshot>& snapshots, bool skip_missing = false);
 
   // Data files the snapshot's delta DELETEs (and does not ADD again), except those in `skip`; empty
-  // (with a warning) when its manifests cannot be read. The buckets are remembered for
+  // (with a warning) when its manifests cannot be read. With `keep_append_sourced`, files a writer
+  // wrote (file source APPEND, or none recorded) are kept: only compaction output goes (a decoupled
+  // changelog without a producer reads its changes from them). The buckets are remembered for
   // CleanEmptyDirectories.
-  std::vector<std::string> PlanDeletedInDelta(const Snapshot& snapshot, const DataFileSet& skip);
+  std::vector<std::string> PlanDeletedInDelta(const Snapshot& snapshot, const DataFileSet& skip,
+                                              bool keep_append_sourced = false);
   // The changelog files the snapshot's changelog manifests ADD; unreadable manifests are left out.
   std::vector<std::string> PlanAddedInChangelog(const Snapshot& snapshot);
   // Live data files of a tagged snapshot except those in `skip` (TagDeletion); empty when unreadable.
   std::vector<std::string> PlanLiveDataFiles(const Snapshot& snapshot, const DataFileSet& skip);
   // Manifest lists and manifests (data lists; the changelog list when `changelog`), index manifest and
-  // index files, statistics of `snapshot` that are not in `skipping`; adds them to `skipping`.
+  // index files and statistics (when `index_and_statistics`) of `snapshot` that are not in `skipping`;
+  // adds them to `skipping`.
   MetadataDeletionPlan PlanMetadata(const Snapshot& snapshot, std::set<std::string>* skipping, bool data_lists,
-                                    bool changelog);
+                                    bool changelog, bool index_and_statistics = true);
 
   // Adds every file `snapshot` references to `paths` (absolute): manifest lists, manifests, the data and
   // changelog files of every entry (ADD or DELETE) with their extra files, the index manifest and index
@@ -129,6 +136,28 @@ class FileDeletion {
   std::vector<DataType> partition_types_;
   std::map<std::string, std::string> partition_paths_;     // serialized partition -> folder
   std::map<std::string, std::set<int32_t>> deletion_buckets_;  // partition -> buckets with deletions
+};
+
+// The data files a tag keeps, for expiry: a file that a snapshot's delta DELETEs stays when the nearest
+// tag before that snapshot still holds it (Java's createDataFileSkipperForTags). Tag files are read once.
+class TagDataFileSkipper {
+ public:
+  // `tags`: the tagged snapshots, ascending by id.
+  TagDataFileSkipper(FileDeletion* deletion, std::vector<Snapshot> tags)
+      : deletion_(deletion), tags_(std::move(tags)) {}
+  const std::vector<Snapshot>& tags() const { return tags_; }
+  // The files to keep among those snapshot `id` deletes; null when the tag's files cannot be read (then
+  // nothing may be deleted: the files are left for orphan removal, with a warning).
+  const DataFileSet* For(int64_t id);
+  // The tags that keep metadata of the range [begin, end): the last tag at or before `begin` up to the
+  // last one before `end` (Java's findSkippingTags).
+  std::vector<Snapshot> InRange(int64_t begin, int64_t end) const;
+
+ private:
+  FileDeletion* deletion_;
+  std::vector<Snapshot> tags_;
+  std::map<int64_t, std::optional<DataFileSet>> files_;  // by tag snapshot id; nullopt: unreadable
+  const DataFileSet empty_;
 };
 
 }  // namespace tide

@@ -33,6 +33,7 @@ class MaintenanceTable {
 
   const std::string& path() const { return path_; }
   const TableSchema& schema() const { return schema_; }
+  CoreOptions Options() const { return ValueOrFail(CoreOptions::Create(schema_, "db.t"), "options"); }
 
   // One APPEND commit of `rows` (+I); returns the snapshot id.
   int64_t Append(const std::vector<Row>& rows) {
@@ -162,9 +163,10 @@ inline std::set<std::string> ReferencedFiles(const std::string& path, const std:
   return out;
 }
 
-// Files the table keeps besides what snapshots reference: schema, snapshot, tag and consumer files.
+// Files the table keeps besides what snapshots reference: schema, snapshot, tag, consumer and changelog
+// JSON files.
 inline bool IsTableMetadata(const std::string& relative) {
-  for (const char* dir : {"schema/", "snapshot/", "tag/", "consumer/"}) {
+  for (const char* dir : {"schema/", "snapshot/", "tag/", "consumer/", "changelog/"}) {
     if (relative.rfind(dir, 0) == 0) return true;
   }
   return false;

@@ -4,6 +4,7 @@
 
 #include "tide/base/logging.h"
 #include "tide/table/operation/file_deletion.h"
+#include "tide/table/snapshot/changelog_manager.h"
 #include "tide/table/snapshot/snapshot_manager.h"
 #include "tide/table/snapshot/tag_manager.h"
 
@@ -51,6 +52,22 @@ Result<RollbackResult> RollbackTo(FileSystem* fs, const std::string& table_path,
     TIDE_RETURN_IF_ERROR(deletion->CollectReferenced(t.snapshot, /*strict=*/false, &candidates, &read));
   }
 
+  // Long-lived changelogs newer than the retained snapshot (a rollback to a tag older than every
+  // snapshot) go too, as Java's cleanLongLivedChangelogs.
+  ChangelogManager changelogs(fs, table_path);
+  TIDE_ASSIGN_OR_RETURN(auto changelog_ids, changelogs.files().ListIds());
+  std::vector<int64_t> removed_changelogs, kept_changelogs;
+  for (int64_t id : changelog_ids) {
+    if (id <= retained.id) {
+      kept_changelogs.push_back(id);
+      continue;
+    }
+    removed_changelogs.push_back(id);
+    auto c = changelogs.Get(id);
+    if (!c.ok()) continue;
+    TIDE_RETURN_IF_ERROR(deletion->CollectReferenced(*c, /*strict=*/false, &candidates, &read));
+  }
+
   // Java's cleanLargerThan: LATEST first, then the snapshots newest first, then the tags.
   TIDE_RETURN_IF_ERROR(snapshots.CommitLatestHint(retained.id));
   for (auto it = removed_ids.rbegin(); it != removed_ids.rend(); ++it) {
@@ -60,6 +77,12 @@ Result<RollbackResult> RollbackTo(FileSystem* fs, const std::string& table_path,
   for (const auto& name : removed_tags) {
     TIDE_RETURN_IF_ERROR(tags.DeleteFile(name));
     ++result.tags_deleted;
+  }
+  if (!removed_changelogs.empty()) {
+    for (auto it = removed_changelogs.rbegin(); it != removed_changelogs.rend(); ++it) {
+      TIDE_RETURN_IF_ERROR(changelogs.files().Delete(*it));
+    }
+    TIDE_RETURN_IF_ERROR(changelogs.files().CommitLatestHint(kept_changelogs.empty() ? -1 : kept_changelogs.back()));
   }
   TIDE_ASSIGN_OR_RETURN(bool retained_exists, fs->Exists(snapshots.SnapshotPath(retained.id)));
   if (!retained_exists) {
@@ -83,6 +106,12 @@ Result<RollbackResult> RollbackTo(FileSystem* fs, const std::string& table_path,
   TIDE_ASSIGN_OR_RETURN(tagged, tags.ListTagged());
   for (const auto& t : tagged) {
     TIDE_RETURN_IF_ERROR(deletion->CollectReferenced(t.snapshot, /*strict=*/true, &used, &used_read));
+  }
+  for (int64_t id : kept_changelogs) {
+    auto c = changelogs.Get(id);
+    if (!c.ok()) continue;
+    // Lenient: a changelog's base and delta lists may be gone already (expired with its snapshot).
+    TIDE_RETURN_IF_ERROR(deletion->CollectReferenced(*c, /*strict=*/false, &used, &used_read));
   }
   std::vector<std::string> unique;
   for (const auto& path : candidates) {

@@ -14,55 +14,11 @@ std::string SnapshotManager::TagPath(const std::string& tag) const {
   return JoinPath(table_path_, "tag/tag-" + tag);
 }
 
-Result<std::vector<int64_t>> SnapshotManager::ListIds() const {
-  auto entries = fs_->ListDir(SnapshotDir());
-  if (!entries.ok()) {
-    if (entries.status().IsNotFound()) return std::vector<int64_t>{};
-    return entries.status();
-  }
-  std::vector<int64_t> ids;
-  for (const auto& e : *entries) {
-    if (!StartsWith(e.name, "snapshot-")) continue;
-    auto id = ParseInt64(e.name.substr(9), "snapshot id");
-    if (id.ok()) ids.push_back(*id);
-  }
-  std::sort(ids.begin(), ids.end());
-  return ids;
-}
+IdFileDirectory SnapshotManager::Files() const { return IdFileDirectory(fs_, SnapshotDir(), "snapshot-"); }
 
-Result<std::optional<int64_t>> SnapshotManager::ReadHint(const std::string& name) const {
-  auto text = fs_->ReadFile(JoinPath(SnapshotDir(), name));
-  if (!text.ok()) {
-    if (text.status().IsNotFound()) return std::optional<int64_t>();
-    return text.status();
-  }
-  auto id = ParseInt64(*text, "hint");
-  if (!id.ok()) return std::optional<int64_t>();  // a torn or garbled hint is ignored, as Java does
-  return std::optional<int64_t>(*id);
-}
-
-Result<std::optional<int64_t>> SnapshotManager::LatestId() const {
-  TIDE_ASSIGN_OR_RETURN(auto hint, ReadHint("LATEST"));
-  if (hint) {
-    TIDE_ASSIGN_OR_RETURN(bool exists, fs_->Exists(SnapshotPath(*hint)));
-    TIDE_ASSIGN_OR_RETURN(bool next_exists, fs_->Exists(SnapshotPath(*hint + 1)));
-    if (exists && !next_exists) return hint;
-  }
-  TIDE_ASSIGN_OR_RETURN(auto ids, ListIds());
-  if (ids.empty()) return std::optional<int64_t>();
-  return std::optional<int64_t>(ids.back());
-}
-
-Result<std::optional<int64_t>> SnapshotManager::EarliestId() const {
-  TIDE_ASSIGN_OR_RETURN(auto hint, ReadHint("EARLIEST"));
-  if (hint) {
-    TIDE_ASSIGN_OR_RETURN(bool exists, fs_->Exists(SnapshotPath(*hint)));
-    if (exists) return hint;
-  }
-  TIDE_ASSIGN_OR_RETURN(auto ids, ListIds());
-  if (ids.empty()) return std::optional<int64_t>();
-  return std::optional<int64_t>(ids.front());
-}
+Result<std::vector<int64_t>> SnapshotManager::ListIds() const { return Files().ListIds(); }
+Result<std::optional<int64_t>> SnapshotManager::LatestId() const { return Files().LatestId(); }
+Result<std::optional<int64_t>> SnapshotManager::EarliestId() const { return Files().EarliestId(); }
 
 Result<Snapshot> SnapshotManager::Get(int64_t id) const {
   std::string path = SnapshotPath(id);
@@ -158,14 +114,8 @@ Result<std::optional<Snapshot>> SnapshotManager::Resolve(const SnapshotSelector&
   return std::optional<Snapshot>(std::move(s));
 }
 
-Status SnapshotManager::CommitEarliestHint(int64_t id) const {
-  return fs_->WriteFileAtomic(JoinPath(SnapshotDir(), "EARLIEST"), std::to_string(id));
-}
-
-Status SnapshotManager::CommitLatestHint(int64_t id) const {
-  return fs_->WriteFileAtomic(JoinPath(SnapshotDir(), "LATEST"), std::to_string(id));
-}
-
-Status SnapshotManager::DeleteSnapshot(int64_t id) const { return fs_->DeleteFile(SnapshotPath(id)); }
+Status SnapshotManager::CommitEarliestHint(int64_t id) const { return Files().CommitEarliestHint(id); }
+Status SnapshotManager::CommitLatestHint(int64_t id) const { return Files().CommitLatestHint(id); }
+Status SnapshotManager::DeleteSnapshot(int64_t id) const { return Files().Delete(id); }
 
 }  // namespace tide

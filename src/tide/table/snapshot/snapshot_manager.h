@@ -12,6 +12,7 @@
 
 #include "tide/base/result.h"
 #include "tide/io/file_system.h"
+#include "tide/table/snapshot/id_file_directory.h"
 #include "tide/table/snapshot/snapshot.h"
 #include "tide/table/snapshot/snapshot_selector.h"
 
@@ -51,7 +52,7 @@ class SnapshotManager {
   Status DeleteSnapshot(int64_t id) const;
 
  private:
-  Result<std::optional<int64_t>> ReadHint(const std::string& name) const;
+  IdFileDirectory Files() const;
 
   FileSystem* fs_;
   std::string table_path_;

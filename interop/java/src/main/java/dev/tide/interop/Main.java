@@ -6,6 +6,7 @@
 //   write   --warehouse W --spec FILE.json
 //   compact --warehouse W --table db.t [--full]
 //   expire-snapshots --warehouse W --table db.t --retain-max N [--retain-min N]
+//   expire-by-options --warehouse W --table db.t   (snapshot then changelog expiry with the table's options)
 //   create-tag --warehouse W --table db.t --tag NAME [--snapshot N]
 //   delete-tag --warehouse W --table db.t --tag NAME
 //   rollback --warehouse W --table db.t (--snapshot N | --tag NAME)
@@ -36,7 +37,7 @@ public final class Main {
         StandardCharsets.UTF_8);
     int code = 0;
     try {
-      if (args.length == 0) throw new IllegalArgumentException("usage: read|write|compact|expire-snapshots|"
+      if (args.length == 0) throw new IllegalArgumentException("usage: read|write|compact|expire-snapshots|expire-by-options|"
           + "create-tag|delete-tag|rollback|batch ...");
       if (args[0].equals("batch")) {
         runBatch(parse(args), out);
@@ -101,6 +102,9 @@ public final class Main {
         Writes.expire(Tables.load(require(opts, "warehouse"), require(opts, "table")),
             Integer.parseInt(require(opts, "retain-max")), Integer.parseInt(opts.getOrDefault("retain-min", "1")),
             out);
+        break;
+      case "expire-by-options":
+        Writes.expireByOptions(Tables.load(require(opts, "warehouse"), require(opts, "table")), out);
         break;
       case "create-tag": {
         var table = Tables.load(require(opts, "warehouse"), require(opts, "table"));

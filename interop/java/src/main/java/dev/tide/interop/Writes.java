@@ -208,6 +208,16 @@ final class Writes {
     if (out != null) out.println("snapshot " + table.snapshotManager().latestSnapshotId());
   }
 
+  // Expiry as a commit runs it (AbstractFileStoreTable.newExpireRunnable): the table's snapshot.* and
+  // changelog.* options, snapshots first, then the long-lived changelog when it is kept longer.
+  static void expireByOptions(FileStoreTable table, PrintStream out) {
+    var options = table.coreOptions();
+    int snapshots = table.newExpireSnapshots().config(options.expireConfig()).expire();
+    int changelogs = options.changelogLifecycleDecoupled()
+        ? table.newExpireChangelog().config(options.expireConfig()).expire() : 0;
+    if (out != null) out.println("expired " + snapshots + " " + changelogs);
+  }
+
   static void expire(FileStoreTable table, int retainMax, int retainMin, PrintStream out) {
     int expired = table.newExpireSnapshots()
         .config(ExpireConfig.builder().snapshotRetainMax(retainMax).snapshotRetainMin(Math.min(retainMin, retainMax))
