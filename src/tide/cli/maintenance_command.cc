@@ -16,6 +16,7 @@
 #include "tide/table/operation/rollback.h"
 #include "tide/table/operation/tag_operations.h"
 #include "tide/table/schema/core_options.h"
+#include "tide/table/snapshot/changelog_manager.h"
 #include "tide/table/snapshot/snapshot_manager.h"
 #include "tide/table/snapshot/tag_manager.h"
 
@@ -92,6 +93,17 @@ Status ExpireSnapshotsCommand(const MaintenanceOptions& o, std::ostream& out) {
                      "{} index files, {} statistics files\n",
                      r.snapshots_deleted, name, remain, r.data_files_deleted, r.changelog_files_deleted,
                      r.manifest_files_deleted, r.index_files_deleted, r.statistics_files_deleted);
+  if (config.changelog_decoupled) {
+    ChangelogManager changelogs(FileSystem::Local(), t.path);
+    TIDE_ASSIGN_OR_RETURN(auto first, changelogs.EarliestId());
+    TIDE_ASSIGN_OR_RETURN(auto last, changelogs.LatestId());
+    std::string kept = first && last ? fmt::format("changelogs {} to {} remain", *first, *last)
+                                     : std::string("no changelog remains");
+    out << fmt::format("Kept {} expired snapshots as changelog; expired {} changelogs ({}); deleted {} data files, {} "
+                       "manifest files\n",
+                       r.changelogs_written, r.changelog.changelogs_deleted, kept, r.changelog.data_files_deleted,
+                       r.changelog.manifest_files_deleted);
+  }
   return Status::OK();
 }
 
