@@ -3,10 +3,10 @@
 //
 // Steps: the LATEST hint is set to the retained snapshot; every newer snapshot file is deleted, newest
 // first; every tag of a newer snapshot is deleted; for a tag older than the earliest snapshot the tag is
-// written back as snapshot-<id> and EARLIEST points at it; long-lived changelogs newer than the retained
-// snapshot are deleted and changelog/LATEST set to the last one kept (-1 when none is). Then the files the removed snapshots and tags
-// referenced that no remaining snapshot or tag references are deleted (Java leaves them to orphan
-// removal). Stop every writer of the table first: a commit in flight on top of a removed snapshot
+// written back as snapshot-<id> and EARLIEST points at it; long-lived changelogs newer than the
+// retained snapshot are deleted and changelog/LATEST set to the last one kept (-1 when none is). Then
+// the files the removed snapshots and tags referenced that no remaining snapshot, tag or changelog
+// references are deleted (Java leaves them to orphan removal). Stop every writer of the table first: a commit in flight on top of a removed snapshot
 // would reference deleted manifests (Java has the same rule for rollback).
 //
 // Thread-safety: one caller at a time per table, with no writer.
