@@ -4,6 +4,9 @@
 
 #include "tide/base/strings.h"
 #include "tide/format/avro_data_file_reader.h"
+#include "tide/format/duckdb_type_mapping.h"
+#include "tide/format/duckdb_vector_decoder.h"
+#include "tide/format/parquet_chunk_reader.h"
 #include "tide/format/parquet_reader.h"
 
 namespace tide {
@@ -32,6 +35,89 @@ class ParquetRowReader final : public DataFileRowReader {
  private:
   std::unique_ptr<ParquetFileReader> reader_;
   ParquetBatch batch_;
+};
+
+// Tide's own Parquet reader behind DataFileRowReader: rows decoded from its chunks (the requested
+// columns, then the row number). A page it cannot decode (an encoding met mid-file) hands the rest of
+// the file, from the first row not yet returned, to a DuckDB query.
+class NativeParquetRowReader final : public DataFileRowReader {
+ public:
+  // NotSupported when the file or a column is outside the chunk reader's scope.
+  static Result<std::unique_ptr<DataFileRowReader>> Open(const std::string& path,
+                                                         const std::vector<ParquetColumnSpec>& columns,
+                                                         const std::string& table_name,
+                                                         const DataFileReadOptions& options) {
+    std::unique_ptr<NativeParquetRowReader> reader(new NativeParquetRowReader());
+    reader->path_ = path;
+    reader->columns_ = columns;
+    reader->table_name_ = table_name;
+    reader->database_ = options.database;
+    std::vector<ParquetChunkColumn> chunk_columns;
+    for (const ParquetColumnSpec& spec : columns) {
+      ParquetChunkColumn c;
+      c.name = spec.name;
+      c.field_id = spec.field_id;
+      auto type = DuckTypeFor(spec.type, spec.name);
+      if (!type.ok()) return Status::NotSupported("{}", type.status().message());
+      c.type = std::move(type).value();
+      chunk_columns.push_back(std::move(c));
+    }
+    ParquetChunkColumn row_number;
+    row_number.name = "file_row_number";
+    row_number.row_number = true;
+    row_number.type = DuckLogicalType(duckdb_create_logical_type(DUCKDB_TYPE_BIGINT));
+    chunk_columns.push_back(std::move(row_number));
+    for (size_t i = 0; i < columns.size(); ++i) {
+      auto decoder = VectorDecoder::Create(chunk_columns[i].type.raw(), columns[i].type, nullptr, columns[i].name);
+      if (!decoder.ok()) return Status::NotSupported("{}", decoder.status().message());
+      reader->decoders_.push_back(std::move(decoder).value());
+    }
+    TIDE_ASSIGN_OR_RETURN(reader->native_, ParquetChunkReader::Open(path, std::move(chunk_columns)));
+    if (options.select_row_groups) {
+      TIDE_RETURN_IF_ERROR(reader->native_->SelectRowGroups(options.select_row_groups(reader->native_->footer())));
+    }
+    return std::unique_ptr<DataFileRowReader>(std::move(reader));
+  }
+
+  Result<bool> NextBatch(size_t max_rows, std::vector<Row>* rows, std::vector<int64_t>* positions) override {
+    if (rest_) return rest_->NextBatch(max_rows, rows, positions);
+    Result<DuckDataChunk> next = native_->Next();
+    if (!next.ok()) {
+      if (!next.status().IsNotSupported()) return next.status().WithContext(fmt::format("table {}", table_name_));
+      // With row groups left out, DuckDB reads the later ones too: more rows than needed, never fewer
+      // (the caller checks its rows).
+      DataFileReadOptions rest;
+      rest.database = database_;
+      rest.filter_sql = fmt::format("file_row_number >= {}", native_->next_position());
+      native_.reset();
+      TIDE_ASSIGN_OR_RETURN(rest_, OpenDataFile(path_, columns_, table_name_, rest));
+      return rest_->NextBatch(max_rows, rows, positions);
+    }
+    const DuckDataChunk& chunk = *next;
+    if (!chunk) return false;
+    const idx_t n = chunk.size();
+    const auto* numbers = static_cast<const int64_t*>(duckdb_vector_get_data(chunk.column(decoders_.size())));
+    for (size_t c = 0; c < decoders_.size(); ++c) decoders_[c]->Bind(chunk.column(c));
+    rows->reserve(rows->size() + n);
+    for (idx_t r = 0; r < n; ++r) {
+      positions->push_back(numbers[r]);
+      Row& row = rows->emplace_back();
+      row.reserve(decoders_.size());
+      for (const auto& decoder : decoders_) row.push_back(decoder->Get(r));
+    }
+    return true;
+  }
+
+ private:
+  NativeParquetRowReader() = default;
+
+  std::string path_;
+  std::vector<ParquetColumnSpec> columns_;
+  std::string table_name_;
+  const DuckDB* database_ = nullptr;
+  std::unique_ptr<ParquetChunkReader> native_;
+  std::vector<std::unique_ptr<VectorDecoder>> decoders_;
+  std::unique_ptr<DataFileRowReader> rest_;  // DuckDB, from the first row the chunk reader could not decode
 };
 
 class AvroRowReader final : public DataFileRowReader {
@@ -93,6 +179,10 @@ Result<std::unique_ptr<DataFileRowReader>> OpenDataFile(const std::string& path,
         "files); to convert the table, set 'file.format' = 'parquet' and run a full compaction with the engine "
         "that wrote it",
         table_name, path, format == "orc" ? "ORC" : format);
+  }
+  if (options.native) {
+    auto native = NativeParquetRowReader::Open(path, columns, table_name, options);
+    if (native.ok() || !native.status().IsNotSupported()) return native;
   }
   const DuckDB* db = options.database;
   if (db == nullptr) TIDE_ASSIGN_OR_RETURN(db, DataFileDatabase());

@@ -3,11 +3,13 @@
 // The table reader asks for physical columns (name, Parquet field id, type as written) and receives
 // batches of rows with each row's 0-based position in the file (deletion vectors are positions).
 // The format is the file's extension, as Java's reader decides: Parquet is read through
-// format/parquet_reader, Avro through format/avro_data_file_reader; ORC (no reader among Tide's
+// format/parquet_reader (a DuckDB query) or, when asked (DataFileReadOptions::native), through
+// format/parquet_chunk_reader, Avro through format/avro_data_file_reader; ORC (no reader among Tide's
 // dependencies) is refused with an error naming the file and the way out. Thread-safety: a reader is
 // used by one thread at a time.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "tide/base/result.h"
 #include "tide/format/duckdb_handle.h"
 #include "tide/format/parquet_column.h"
+#include "tide/format/parquet_footer.h"
 #include "tide/types/datum.h"
 
 namespace tide {
@@ -38,6 +41,13 @@ struct DataFileReadOptions {
   // the footer cache: it reads every file once, and the files it reads are then deleted, so cached
   // footers would only pile up in a long-running writer.
   const DuckDB* database = nullptr;
+  // Read a Parquet file with Tide's own reader (format/parquet_chunk_reader.h) instead of a DuckDB query,
+  // when the file and its columns are within its scope (otherwise DuckDB reads it, as without): no
+  // query to plan, no DuckDB footer cache to fill. `filter_sql` is then not applied, so the caller
+  // checks its rows itself; `select_row_groups`, given the file's footer, says which row groups to read
+  // (one entry per group; unset reads all). For point lookups, which read a few rows of a few files.
+  bool native = false;
+  std::function<std::vector<bool>(const ParquetFooter&)> select_row_groups;
 };
 
 // The in-memory DuckDB database that reads data files, shared by the process (each reader opens its own

@@ -36,6 +36,9 @@ struct KeyValueFileReadSpec {
   const std::vector<DataField>* needed = nullptr;  // the fields to read, in the reader's types
   bool primary_key = false;           // a key-value file: also read _SEQUENCE_NUMBER and _VALUE_KIND
   const KeyFilter* key_filter = nullptr;  // optional; must outlive the reader
+  // With a key filter: which row groups of a Parquet file may hold the key, given its footer (unset:
+  // all). A key read goes through Tide's own Parquet reader where it can (DataFileReadOptions::native).
+  std::function<std::vector<bool>(const ParquetFooter&)> select_row_groups;
   std::function<bool(int64_t)> skip_position;  // optional: true for positions to skip
   std::string table_name;             // for errors
   const DuckDB* database = nullptr;   // optional: reads through this database (DataFileReadOptions)

@@ -518,6 +518,27 @@ class SnapshotTableReader final : public TableReader {
     spec.primary_key = primary_key_;
     spec.key_filter = key_filter;
     spec.table_name = ctx_.table_name;
+    if (key_filter != nullptr) {
+      // The key's row groups only: files are sorted by key, so one or two per file.
+      std::vector<RowGroupCondition> conditions;
+      for (size_t k = 0; k < key_filter->positions.size(); ++k) {
+        const DataField& field = fields[static_cast<size_t>(key_filter->positions[k])];
+        int idx = spec.file_schema->FieldIndexById(field.id);
+        if (idx < 0 || !PrunableType(field.type)) continue;
+        const DataField& stored = spec.file_schema->fields[static_cast<size_t>(idx)];
+        if (!stored.type.EqualsIgnoreNullable(field.type)) continue;
+        ColumnPredicate equal{field.id, field.name, field.type, PredicateOp::kEqual, {key_filter->values[k]}};
+        conditions.push_back(RowGroupCondition{stored.id, stored.name, std::move(equal)});
+      }
+      if (!conditions.empty()) {
+        spec.select_row_groups = [conditions = std::move(conditions)](const ParquetFooter& footer) {
+          std::vector<bool> keep = RowGroupsMayMatch(footer, conditions);
+          int64_t kept = std::count(keep.begin(), keep.end(), true);
+          CountRowGroups(kept, static_cast<int64_t>(keep.size()) - kept);
+          return keep;
+        };
+      }
+    }
     TIDE_ASSIGN_OR_RETURN(std::optional<DeletionVector> dv, DeletionVectorOf(ctx_.fs, ctx_.table_name, split, file));
     if (dv) {
       auto vector = std::make_shared<DeletionVector>(std::move(*dv));

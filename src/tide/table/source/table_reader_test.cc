@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "testing/temp_dir.h"
+#include "tide/table/source/row_group_pruner.h"
 #include "tide/table/table.h"
 #include "tide/table/table_test_util.h"
 
@@ -192,6 +193,35 @@ TEST(TableLookupTest, FilesOutsideTheKeyRangeAreNotOpened) {
   }
   EXPECT_FALSE(Lookup(path, Row{Datum(int64_t{5})}).ok());
   EXPECT_FALSE(testing::ReadTable(path).ok());
+}
+
+// Inside a file, a lookup reads only the row groups whose key statistics may hold the key (Tide's own
+// Parquet reader, no DuckDB query), and still finds every key.
+TEST(TableLookupTest, OnlyTheKeysRowGroupsAreRead) {
+  testing::TempDir dir;
+  std::string path = dir.path() + "/db.db/t";
+  TableSchema schema = testing::WriterTestSchema(
+      {testing::Field(0, "id", DataType::BigInt(false)), testing::Field(1, "v", DataType::String())}, {"id"}, {},
+      {{"bucket", "1"}, {"parquet.block.size", "1kb"}});
+  ASSERT_TRUE(testing::CreateWriterTestTable(path, schema).ok());
+  std::vector<std::pair<RowKind, Row>> rows;
+  for (int64_t id = 0; id < 20000; ++id) rows.emplace_back(RowKind::kInsert, Row{Datum(id), Datum("v" + std::to_string(id))});
+  WriteAndCommit(path, schema, rows, 1);
+  for (int64_t id : {int64_t{0}, int64_t{7777}, int64_t{19999}, int64_t{20000}}) {
+    int64_t read_before = RowGroupsRead(), skipped_before = RowGroupsSkipped();
+    auto found = Lookup(path, Row{Datum(id)});
+    ASSERT_TRUE(found.ok()) << found.status().ToString();
+    int64_t read = RowGroupsRead() - read_before, skipped = RowGroupsSkipped() - skipped_before;
+    if (id < 20000) {
+      ASSERT_EQ(found->size(), 1u) << id;
+      EXPECT_EQ((*found)[0], (Row{Datum(id), Datum("v" + std::to_string(id))}));
+      // The probe pass and the read of the row: one group each.
+      EXPECT_LE(read, 2) << id;
+      EXPECT_GT(skipped, 10) << id;
+    } else {
+      EXPECT_TRUE(found->empty());
+    }
+  }
 }
 
 // Buckets other than the key's are not opened.
