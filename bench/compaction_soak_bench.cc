@@ -36,9 +36,6 @@
 //       [--interval-ms=500] [--sample-every=60] [--lookups=100] [--write-only-rounds=240]
 //       [--time-retained-min=10] [--csv=PATH] [--option=key=value ...] [--keep] [--no-reads] [--pace]
 // --no-reads: the samples skip the scans and lookups (to tell the writer's memory from the readers').
-// --no-metadata-cache: turns off the Parquet footer cache of the DuckDB that reads data files for
-// compaction and lookups (DataFileDatabase, which sets parquet_metadata_cache = true), to tell its share
-// of the memory.
 #include <unistd.h>
 
 #include <algorithm>
@@ -98,7 +95,6 @@ struct Flags {
   std::vector<std::pair<std::string, std::string>> options;
   bool keep = false;
   bool no_reads = false;  // samples measure files, runs, metadata, commits and memory only (no scans, lookups)
-  bool no_metadata_cache = false;  // SET parquet_metadata_cache = false in the data files' DuckDB (a diagnosis)
   bool pace = false;  // round r starts at r x interval of wall time
 };
 
@@ -135,8 +131,6 @@ Flags ParseFlags(int argc, char** argv) {
       f.no_reads = true;
     } else if (a == "--pace") {
       f.pace = true;
-    } else if (a == "--no-metadata-cache") {
-      f.no_metadata_cache = true;
     } else {
       std::fprintf(stderr, "unknown argument %s (see the comment at the top of bench/compaction_soak_bench.cc)\n",
                    a.c_str());
@@ -152,6 +146,14 @@ class Expected {
  public:
   explicit Expected(uint64_t seed) : rng_(seed) {}
 
+  // Room for `orders` orders, taken up front: a vector doubling its capacity mid-run would hold both
+  // copies for a moment and put its own peak into the process's peak RSS. Pages not yet written are
+  // not resident.
+  void Reserve(size_t orders) {
+    orders_.reserve(orders);
+    live_.reserve(orders);
+    position_.reserve(orders);
+  }
   Order& Insert() {
     orders_.emplace_back();
     Order& o = orders_.back();
@@ -190,6 +192,11 @@ class Expected {
   int64_t max_id() const { return static_cast<int64_t>(orders_.size()); }
   int64_t live_rows() const { return static_cast<int64_t>(live_.size()); }
   uint64_t checksum() const { return checksum_; }
+  // The memory this model fills (every order ever inserted): part of the process's RSS, not Tide's.
+  double memory_mb() const {
+    return static_cast<double>(orders_.size() * sizeof(Order) + (live_.size() + position_.size()) * 8) /
+           (1024.0 * 1024.0);
+  }
 
  private:
   void Fill(Order* o) {
@@ -208,6 +215,7 @@ class Expected {
 struct MemoryStatus {
   double rss_mb = 0;
   double hwm_mb = 0;
+  double model_mb = 0;  // of it, the bench's model of the expected rows (Expected::memory_mb)
 };
 
 MemoryStatus ReadMemory() {
@@ -446,14 +454,14 @@ const char* kCsvHeader =
     "max_runs_rounds,sql_scan_ms,ref_scan_ms,row_scan_ms,lookup_median_ms,lookup_p99_ms,lookup_plan_ms,prepare_max_ms,"
     "commit_max_ms,"
     "pc_max_ms,pc_p99_ms,maint_max_ms,round_p50_ms,over_interval,compactions,compaction_waits,"
-    "compacted_files_before,compacted_files_after,rss_mb,hwm_mb,load1";
+    "compacted_files_before,compacted_files_after,rss_mb,hwm_mb,load1,model_mb";
 
 std::string CsvLine(const Sample& s) {
   char buf[1024];
   std::snprintf(buf, sizeof buf,
                 "%s,%lld,%.2f,%.1f,%lld,%lld,%lld,%lld,%.1f,%lld,%lld,%lld,%.1f,%lld,%lld,%lld,%lld,%.1f,%lld,%.1f,%.1f,"
                 "%.1f,"
-                "%.2f,%.2f,%.2f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%lld,%lld,%lld,%lld,%lld,%.1f,%.1f,%s",
+                "%.2f,%.2f,%.2f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%lld,%lld,%lld,%lld,%lld,%.1f,%.1f,%s,%.1f",
                 s.mode.c_str(), static_cast<long long>(s.round), s.sim_min, s.wall_s,
                 static_cast<long long>(s.tree.snapshot_id), static_cast<long long>(s.tree.live_files),
                 static_cast<long long>(s.tree.max_runs), static_cast<long long>(s.tree.max_level0),
@@ -469,7 +477,7 @@ std::string CsvLine(const Sample& s) {
                 static_cast<long long>(s.metrics.compaction_waits),
                 static_cast<long long>(s.metrics.compacted_files_before),
                 static_cast<long long>(s.metrics.compacted_files_after), s.memory.rss_mb, s.memory.hwm_mb,
-                LoadAverage().substr(0, LoadAverage().find(' ')).c_str());
+                LoadAverage().substr(0, LoadAverage().find(' ')).c_str(), s.memory.model_mb);
   return buf;
 }
 
@@ -479,7 +487,7 @@ void PrintSample(const Sample& s) {
               "%lld lists); runs max after any commit since the last sample %lld; scan sql %.0f ms (reference %.0f "
               "ms), rows %.0f ms; lookup median %.2f ms p99 %.2f ms (planning %.2f ms); "
               "prepare+commit max %.0f ms p99 %.0f ms (%lld over %s), maintenance max %.0f ms, round p50 %.0f ms; "
-              "compactions %lld, waits %lld; RSS %.0f MB (peak %.0f MB); load %s\n",
+              "compactions %lld, waits %lld; RSS %.0f MB (peak %.0f MB, the bench's model %.0f MB); load %s\n",
               s.mode.c_str(), static_cast<long long>(s.round), s.sim_min, s.wall_s,
               static_cast<long long>(s.tree.live_files), static_cast<long long>(s.disk.data_files),
               static_cast<long long>(s.tree.max_runs), static_cast<long long>(s.tree.max_level0),
@@ -491,7 +499,7 @@ void PrintSample(const Sample& s) {
               s.pc_max_ms,
               s.pc_p99_ms, static_cast<long long>(s.over_interval), "the interval", s.maint_max_ms, s.round_p50_ms,
               static_cast<long long>(s.metrics.compactions), static_cast<long long>(s.metrics.compaction_waits),
-              s.memory.rss_mb, s.memory.hwm_mb, LoadAverage().c_str());
+              s.memory.rss_mb, s.memory.hwm_mb, s.memory.model_mb, LoadAverage().c_str());
   std::fflush(stdout);
 }
 
@@ -539,6 +547,8 @@ RunSummary RunSoak(Soak& soak, const std::string& name, bool write_only, int64_t
   Check(writer.status(), "TableWrite::Create");
 
   Expected expected(soak.seed);
+  // The initial rows and, per round, at most a fifth of the changes as inserts (5% by default).
+  expected.Reserve(static_cast<size_t>(flags.rows + rounds * flags.changes / 5));
   RunSummary summary;
   auto run_start = std::chrono::steady_clock::now();
 
@@ -618,6 +628,7 @@ RunSummary RunSoak(Soak& soak, const std::string& name, bool write_only, int64_t
     window_max_runs = 0;
     s.metrics = (*writer)->metrics();
     s.memory = ReadMemory();
+    s.memory.model_mb = expected.memory_mb();
     window_pc.clear();
     window_round.clear();
     window_prepare_max = window_commit_max = window_maint_max = 0;
@@ -814,15 +825,6 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::fprintf(csv, "%s\n", kCsvHeader);
-  }
-
-  if (flags.no_metadata_cache) {
-    auto db = DataFileDatabase();
-    Check(db.status(), "DataFileDatabase");
-    auto conn = (*db)->Connect();
-    Check(conn.status(), "connect");
-    Check(conn->Execute("SET GLOBAL parquet_metadata_cache = false"), "parquet_metadata_cache");
-    std::printf("data files' DuckDB: parquet_metadata_cache = false (--no-metadata-cache)\n");
   }
 
   auto lake = LakeConnection::OpenWarehouse(fs, root);

@@ -484,4 +484,11 @@ Result<DuckConnection> DuckDB::Connect() const {
   return conn;
 }
 
+Status DuckDB::ForgetFiles() const {
+  TIDE_ASSIGN_OR_RETURN(DuckConnection conn, Connect());
+  // Setting it (even to its current value) clears the map of cached files (DuckDB 1.4's
+  // ExternalFileCache::SetEnabled).
+  return conn.Execute("SET enable_external_file_cache = false");
+}
+
 }  // namespace tide

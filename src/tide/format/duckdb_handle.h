@@ -233,6 +233,11 @@ class DuckDB {
   explicit operator bool() const { return database_ != nullptr; }
   // A new connection; use one per thread.
   Result<DuckConnection> Connect() const;
+  // Turns DuckDB's cache of file contents off and empties its map of the files opened so far, which
+  // DuckDB keeps even with the cache off and never trims: a long-running writer that reads files once
+  // and then deletes them (compaction) calls this after each task. REQUIRES: no file of this database
+  // is open (no reader in flight on any connection).
+  Status ForgetFiles() const;
 
  private:
   std::shared_ptr<DuckDatabaseBox> database_;  // closed when the last owner goes

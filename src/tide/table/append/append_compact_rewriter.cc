@@ -66,6 +66,9 @@ Result<std::vector<DataFileMeta>> RewriteAppendFiles(AppendCompactContext* conte
     return Status::OK();
   };
   Status copied = copy();
+  // The readers are closed: DuckDB's map of the files read (never trimmed) is emptied.
+  Status forgot = write_context->db.ForgetFiles();
+  if (copied.ok()) copied = forgot;
   Result<std::vector<DataFileMeta>> written = copied.ok() ? out.Finish() : Result<std::vector<DataFileMeta>>(copied);
   if (!written.ok()) {
     out.Abort();

@@ -149,10 +149,13 @@ Result<const DuckDB*> DataFileDatabase() {
   std::lock_guard<std::mutex> lock(mu);
   if (!db) {
     TIDE_ASSIGN_OR_RETURN(DuckDB opened, DuckDB::Open(":memory:"));
-    // Paimon data files never change once written (every file has a new name), so their Parquet
-    // footers are cached: a point lookup opens a few files and would otherwise parse each footer again.
+    // No cache of file contents or footers: both are kept per file name and never trimmed (DuckDB 1.4),
+    // so in a long sync, where compaction keeps writing new files and deleting old ones, they only
+    // grow. The files are local (the page cache serves re-reads), and point lookups, which open few
+    // files often, read them with Tide's own reader (DataFileReadOptions::native).
     TIDE_ASSIGN_OR_RETURN(DuckConnection conn, opened.Connect());
-    TIDE_RETURN_IF_ERROR(conn.Execute("SET GLOBAL parquet_metadata_cache = true"));
+    TIDE_RETURN_IF_ERROR(conn.Execute("SET GLOBAL enable_external_file_cache = false"));
+    TIDE_RETURN_IF_ERROR(conn.Execute("SET GLOBAL parquet_metadata_cache = false"));
     db = std::make_unique<DuckDB>(std::move(opened));
   }
   return db.get();

@@ -109,8 +109,14 @@ void MergeTreeCompactManager::Submit(CompactUnit unit, bool drop_delete) {
   const int32_t max_level = levels_.MaxLevel();
   task_ = executor_->Submit<Result<CompactResult>>(
       [unit = std::move(unit), options, context, bucket_dir, max_level, lookup, dv]() -> Result<CompactResult> {
-        MergeTreeCompactRewriter rewriter(context, bucket_dir, max_level, lookup, dv);
-        return RunMergeTreeCompactTask(unit, options, &rewriter);
+        Result<CompactResult> result = [&]() -> Result<CompactResult> {
+          MergeTreeCompactRewriter rewriter(context, bucket_dir, max_level, lookup, dv);
+          return RunMergeTreeCompactTask(unit, options, &rewriter);
+        }();
+        // The rewriter and its readers are gone; this serial executor is the database's only user.
+        Status forgot = context->write_context()->db.ForgetFiles();
+        if (!forgot.ok() && result.ok()) return forgot;
+        return result;
       });
 }
 
