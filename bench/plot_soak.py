@@ -86,6 +86,13 @@ def main():
             ax.axhline(8, color="gray", linewidth=0.8)
             ax.text(0, 8, " stop trigger (8)", va="bottom", fontsize=8, color="gray")
         if key == "rss_mb":
+            for mode, rows in runs.items():
+                if mode == "compact" and "model_mb" in rows[0]:
+                    # RSS less the bench's own model of the expected rows: Tide's share.
+                    x, rss = series(rows, "rss_mb")
+                    _, model = series(rows, "model_mb")
+                    ax.plot(x, [r - m for r, m in zip(rss, model)], "-.", color="tab:purple",
+                            label="compacting: RSS less the bench's model", linewidth=1.4)
             ax.axhline(512, color="gray", linewidth=0.8)
             ax.text(0, 512, " 512 MB", va="bottom", fontsize=8, color="gray")
         if key == "pc_max_ms":
