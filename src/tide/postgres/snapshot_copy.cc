@@ -21,6 +21,8 @@ Status ImportSnapshot(PgConnection& conn, const std::string& snapshot) {
   // report's trap 1) would cut it off, so the session turns them off for itself.
   TIDE_RETURN_IF_ERROR(conn.Execute("SET statement_timeout = 0"));
   TIDE_RETURN_IF_ERROR(conn.Execute("SET idle_in_transaction_session_timeout = 0"));
+  // The first session's LOCK waits for DDL under way; a lock_timeout of the role would fail it instead.
+  TIDE_RETURN_IF_ERROR(conn.Execute("SET lock_timeout = 0"));
   TIDE_RETURN_IF_ERROR(conn.Execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"));
   Status st = conn.Execute("SET TRANSACTION SNAPSHOT " + SqlQuoteLiteral(snapshot));
   if (!st.ok()) {

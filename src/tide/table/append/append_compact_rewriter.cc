@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "tide/base/logging.h"
 #include "tide/base/strings.h"
 #include "tide/table/io/append_file_writer.h"
 #include "tide/table/io/key_value_file_reader.h"
@@ -68,7 +69,10 @@ Result<std::vector<DataFileMeta>> RewriteAppendFiles(AppendCompactContext* conte
   Status copied = copy();
   // The readers are closed: DuckDB's map of the files read (never trimmed) is emptied.
   Status forgot = write_context->db.ForgetFiles();
-  if (copied.ok()) copied = forgot;
+  if (!forgot.ok()) {
+    // Only memory is at stake: the compaction goes on.
+    TIDE_LOG_WARN("table {}: emptying DuckDB's map of files read: {}", context->table_name(), forgot.ToString());
+  }
   Result<std::vector<DataFileMeta>> written = copied.ok() ? out.Finish() : Result<std::vector<DataFileMeta>>(copied);
   if (!written.ok()) {
     out.Abort();

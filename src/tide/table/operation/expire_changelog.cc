@@ -90,6 +90,20 @@ Result<ChangelogExpireResult> ExpireChangelog::ExpireUntil(int64_t earliest_id, 
   for (auto& t : tagged) tags.push_back(std::move(t.snapshot));
   TagDataFileSkipper skipper(deletion.get(), std::move(tags));
 
+  // A changelog whose replaced files a tag may hold, when that tag cannot be read, ends the range: it
+  // and the later ones stay (with their files) for a later run, as Java leaves such an id.
+  for (size_t i = 0; i < expired.size(); ++i) {
+    const Snapshot& c = expired[i];
+    if (c.changelog_manifest_list) continue;
+    TIDE_ASSIGN_OR_RETURN(bool has_delta, fs_->Exists(deletion->ManifestPath(c.delta_manifest_list)));
+    if (has_delta && skipper.For(c.id) == nullptr) {
+      end_exclusive = c.id;
+      expired.resize(i);
+      break;
+    }
+  }
+  if (expired.empty()) return result;
+
   // What stays uses: the tags of the range, the changelog (or snapshot) that ends it, the earliest snapshot.
   std::vector<Snapshot> keep = skipper.InRange(earliest_id, end_exclusive);
   auto end = changelogs.Get(end_exclusive);
@@ -114,7 +128,7 @@ Result<ChangelogExpireResult> ExpireChangelog::ExpireUntil(int64_t earliest_id, 
       planned = deletion->PlanAddedInChangelog(c);
     } else {
       TIDE_ASSIGN_OR_RETURN(bool has_delta, fs_->Exists(deletion->ManifestPath(c.delta_manifest_list)));
-      const DataFileSet* skip = has_delta ? skipper.For(c.id) : nullptr;
+      const DataFileSet* skip = has_delta ? skipper.For(c.id) : nullptr;  // read above: not null with a delta
       if (skip) planned = deletion->PlanDeletedInDelta(c, *skip);
     }
     data_files.insert(data_files.end(), planned.begin(), planned.end());

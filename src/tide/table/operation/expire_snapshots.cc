@@ -28,7 +28,8 @@ ExpireConfig ExpireConfig::FromOptions(const CoreOptions& options) {
   c.retain_max = options.snapshot_num_retained_max();
   c.time_retained_ms = options.snapshot_time_retained_ms();
   c.max_deletes = options.snapshot_expire_limit();
-  c.consumer_changelog_only = options.consumer_changelog_only();
+  // As Java's CoreOptions.consumerChangelogOnly: it applies only when changelog is kept longer.
+  c.consumer_changelog_only = options.consumer_changelog_only() && options.changelog_decoupled();
   c.changelog_decoupled = options.changelog_decoupled();
   c.changelog_retain_min = options.changelog_num_retained_min();
   c.changelog_retain_max = options.changelog_num_retained_max();

@@ -83,6 +83,9 @@ Result<RollbackResult> RollbackTo(FileSystem* fs, const std::string& table_path,
       TIDE_RETURN_IF_ERROR(changelogs.files().Delete(*it));
     }
     TIDE_RETURN_IF_ERROR(changelogs.files().CommitLatestHint(kept_changelogs.empty() ? -1 : kept_changelogs.back()));
+    // EARLIEST may name a changelog just removed: once an id of that name exists again, readers would
+    // trust it and pass over the changelogs below. Without it they list the folder.
+    TIDE_RETURN_IF_ERROR(fs->DeleteFile(JoinPath(changelogs.ChangelogDir(), "EARLIEST")));
   }
   TIDE_ASSIGN_OR_RETURN(bool retained_exists, fs->Exists(snapshots.SnapshotPath(retained.id)));
   if (!retained_exists) {
@@ -109,7 +112,10 @@ Result<RollbackResult> RollbackTo(FileSystem* fs, const std::string& table_path,
   }
   for (int64_t id : kept_changelogs) {
     auto c = changelogs.Get(id);
-    if (!c.ok()) continue;
+    if (!c.ok()) {
+      if (c.status().IsNotFound()) continue;
+      return c.status();  // its files must not be taken for unused
+    }
     // Lenient: a changelog's base and delta lists may be gone already (expired with its snapshot).
     TIDE_RETURN_IF_ERROR(deletion->CollectReferenced(*c, /*strict=*/false, &used, &used_read));
   }

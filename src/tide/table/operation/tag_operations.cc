@@ -7,6 +7,7 @@
 #include "tide/base/logging.h"
 #include "tide/base/strings.h"
 #include "tide/table/operation/file_deletion.h"
+#include "tide/table/snapshot/changelog_manager.h"
 #include "tide/table/snapshot/snapshot_manager.h"
 #include "tide/table/snapshot/tag_manager.h"
 #include "tide/types/datum.h"
@@ -204,8 +205,11 @@ Result<TagDeletionResult> DeleteTag(FileSystem* fs, const std::string& table_pat
   if (!tag.ok()) return tag.status().WithContext(fmt::format("table {}", table_name));
   result.tag_existed = true;
   TIDE_ASSIGN_OR_RETURN(bool snapshot_exists, fs->Exists(snapshots.SnapshotPath(tag->id)));
-  if (snapshot_exists) {
-    // The snapshot still holds every file the tag names.
+  // A long-lived changelog of the same id (changelog kept longer than snapshots) is the snapshot's JSON:
+  // it names the same lists, and streams read them, so they stay as with the snapshot.
+  TIDE_ASSIGN_OR_RETURN(bool changelog_exists, ChangelogManager(fs, table_path).Exists(tag->id));
+  if (snapshot_exists || changelog_exists) {
+    // The snapshot (or its changelog) still holds every file the tag names.
     TIDE_RETURN_IF_ERROR(tags.DeleteFile(name));
     return result;
   }
