@@ -11,10 +11,14 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <iterator>
 #include <set>
 #include <thread>
 
@@ -68,15 +72,32 @@ void RunWhileJavaCompacts(const std::string& db, const std::vector<std::string>&
   }
   pid_t sync = SpawnTide(args, dir.path() + "/sync.log");
   ASSERT_GT(sync, 0);
+  std::string last_difference;  // what the last comparison found, for the failure message
   auto lake_rows = [&]() -> std::multiset<std::string> {
     auto lines = TideRead(w, "shop.orders");
-    if (!lines.ok()) return {};
+    if (!lines.ok()) {
+      last_difference = "the lake read failed: " + lines.status().ToString();
+      return {};
+    }
     return Rows(*lines);
   };
   auto wait_caught_up = [&](int seconds) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
     while (std::chrono::steady_clock::now() < deadline) {
-      if (lake_rows() == PgRows(db)) return true;
+      last_difference.clear();
+      std::multiset<std::string> lake = lake_rows(), pg = PgRows(db);
+      if (lake == pg) return true;
+      if (last_difference.empty()) {
+        std::vector<std::string> only_lake, only_pg;
+        std::set_difference(lake.begin(), lake.end(), pg.begin(), pg.end(), std::back_inserter(only_lake));
+        std::set_difference(pg.begin(), pg.end(), lake.begin(), lake.end(), std::back_inserter(only_pg));
+        last_difference = fmt::format("lake {} rows, PostgreSQL {}; only in the lake ({}): {}; only in PostgreSQL "
+                                      "({}): {}",
+                                      lake.size(), pg.size(), only_lake.size(),
+                                      fmt::join(only_lake.begin(), only_lake.begin() + std::min<size_t>(5, only_lake.size()), " | "),
+                                      only_pg.size(),
+                                      fmt::join(only_pg.begin(), only_pg.begin() + std::min<size_t>(5, only_pg.size()), " | "));
+      }
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     return false;
@@ -110,7 +131,7 @@ void RunWhileJavaCompacts(const std::string& db, const std::vector<std::string>&
   int status = 0;
   ::waitpid(sync, &status, 0);
   const std::string log = ReadFile(dir.path() + "/sync.log");
-  ASSERT_TRUE(caught_up) << log;
+  ASSERT_TRUE(caught_up) << last_difference << "\n" << log;
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status << "\n" << log;
 
   int succeeded = 0;
