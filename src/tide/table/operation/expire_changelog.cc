@@ -92,11 +92,16 @@ Result<ChangelogExpireResult> ExpireChangelog::ExpireUntil(int64_t earliest_id, 
 
   // A changelog whose replaced files a tag may hold, when that tag cannot be read, ends the range: it
   // and the later ones stay (with their files) for a later run, as Java leaves such an id.
+  // skips[i]: the files to keep among those changelog i's delta replaced; null: nothing to plan there
+  // (it has changelog files, or its delta list is gone).
+  std::vector<const DataFileSet*> skips(expired.size(), nullptr);
   for (size_t i = 0; i < expired.size(); ++i) {
     const Snapshot& c = expired[i];
     if (c.changelog_manifest_list) continue;
     TIDE_ASSIGN_OR_RETURN(bool has_delta, fs_->Exists(deletion->ManifestPath(c.delta_manifest_list)));
-    if (has_delta && skipper.For(c.id) == nullptr) {
+    if (!has_delta) continue;
+    skips[i] = skipper.For(c.id);
+    if (skips[i] == nullptr) {
       end_exclusive = c.id;
       expired.resize(i);
       break;
@@ -122,14 +127,13 @@ Result<ChangelogExpireResult> ExpireChangelog::ExpireUntil(int64_t earliest_id, 
 
   // 1. Plan: per changelog, its changelog files, or the data files its delta replaced.
   std::vector<std::string> data_files;
-  for (const Snapshot& c : expired) {
+  for (size_t i = 0; i < expired.size(); ++i) {
+    const Snapshot& c = expired[i];
     std::vector<std::string> planned;
     if (c.changelog_manifest_list) {
       planned = deletion->PlanAddedInChangelog(c);
-    } else {
-      TIDE_ASSIGN_OR_RETURN(bool has_delta, fs_->Exists(deletion->ManifestPath(c.delta_manifest_list)));
-      const DataFileSet* skip = has_delta ? skipper.For(c.id) : nullptr;  // read above: not null with a delta
-      if (skip) planned = deletion->PlanDeletedInDelta(c, *skip);
+    } else if (skips[i] != nullptr) {
+      planned = deletion->PlanDeletedInDelta(c, *skips[i]);
     }
     data_files.insert(data_files.end(), planned.begin(), planned.end());
   }
