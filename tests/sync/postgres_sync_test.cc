@@ -35,6 +35,7 @@
 #include "tide/table/sink/table_write.h"
 #include "tide/table/schema/schema_change.h"
 #include "tide/table/snapshot/snapshot_manager.h"
+#include "tide/table/table_test_util.h"
 #include "tide/table/table.h"
 
 namespace tide {
@@ -188,6 +189,36 @@ TEST_F(PostgresSyncTest, RestartResumesWithoutLossOrRepeat) {
   ASSERT_TRUE(WaitEqual(TablePath("events"), kEventsSelect, db_));
   EXPECT_EQ(LakeRows(TablePath("events")).size(), 500u + 3 * 250u);
   ASSERT_TRUE(sync.Stop().ok());
+}
+
+// A table without a primary key becomes a bucket-unaware append table, one small file per commit:
+// the sync merges them beside the writes (COMPACT snapshots), as Flink's sink does, so the live files
+// stay few however many commits it makes, and the rows stay exactly PostgreSQL's.
+TEST_F(PostgresSyncTest, AppendTableSmallFilesAreMergedBesideTheWrites) {
+  Sql("CREATE TABLE events (id bigint NOT NULL, payload text)", db_);
+  Sql("INSERT INTO events SELECT g, 'copy' FROM generate_series(1, 100) g", db_);
+  PostgresSyncOptions options = Options({{"public", "events"}});
+  options.commit_interval = std::chrono::milliseconds(20);
+  SyncThread sync(options);
+  ASSERT_TRUE(WaitEqual(TablePath("events"), kEventsSelect, db_)) << StopReason(sync);
+  for (int commit = 0; commit < 24; ++commit) {
+    Sql("INSERT INTO events SELECT g, 'c" + std::to_string(commit) + "' FROM generate_series(1, 10) g", db_);
+    ASSERT_TRUE(WaitEqual(TablePath("events"), kEventsSelect, db_)) << "commit " << commit << StopReason(sync);
+  }
+  ASSERT_TRUE(sync.Stop().ok());
+  EXPECT_EQ(LakeRows(TablePath("events")).size(), 100u + 24 * 10u);
+  SnapshotManager snapshots(FileSystem::Local(), TablePath("events"));
+  int appends = 0, compacts = 0;
+  for (int64_t id = 1; id <= snapshots.LatestId().value().value_or(0); ++id) {
+    CommitKind kind = snapshots.Get(id).value().commit_kind;
+    appends += kind == CommitKind::kAppend;
+    compacts += kind == CommitKind::kCompact;
+  }
+  EXPECT_GE(appends, 25);
+  EXPECT_GE(compacts, 4) << appends << " APPEND snapshots";
+  auto live = testing::LiveEntries(TablePath("events"));
+  ASSERT_TRUE(live.ok()) << live.status().ToString();
+  EXPECT_LE(live->size(), 8u) << "live files after " << appends << " APPEND snapshots";
 }
 
 TEST_F(PostgresSyncTest, TableAddedOnRestartIsCopiedAtItsOwnPositionAndJoinsTheStream) {

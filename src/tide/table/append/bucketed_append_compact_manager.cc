@@ -1,7 +1,6 @@
 #include "tide/table/append/bucketed_append_compact_manager.h"
 
 #include <algorithm>
-#include <chrono>
 #include <deque>
 
 #include "tide/base/strings.h"
@@ -22,18 +21,8 @@ BucketedAppendCompactManager::BucketedAppendCompactManager(std::vector<DataFileM
                                                            SerialExecutor* executor, AppendCompactContext* context,
                                                            std::string bucket_dir,
                                                            BucketedAppendCompactOptions options)
-    : executor_(executor), context_(context), bucket_dir_(std::move(bucket_dir)), options_(options) {
+    : AppendCompactManager(executor, context, std::move(bucket_dir), options.compaction_file_size), options_(options) {
   for (auto& f : restored) AddNewFile(std::move(f));
-}
-
-BucketedAppendCompactManager::~BucketedAppendCompactManager() {
-  // A task still running writes files nothing will reference: wait for it and delete them.
-  if (task_.valid()) {
-    Result<AppendCompactResult> r = task_.get();
-    if (r.ok()) {
-      for (const auto& f : r->after) context_->fs()->DeleteFile(JoinPath(bucket_dir_, f.file_name)).IgnoreError();
-    }
-  }
 }
 
 void BucketedAppendCompactManager::AddNewFile(DataFileMeta file) {
@@ -79,7 +68,7 @@ std::vector<DataFileMeta> BucketedAppendCompactManager::FullCompactionInputs(
 }
 
 void BucketedAppendCompactManager::TriggerCompaction(bool full) {
-  if (task_.valid()) return;
+  if (CompactionRunning()) return;
   if (full) {
     if (!options_.force_rewrite_all_files && to_compact_.size() < kFullCompactMinFiles) return;
     if (to_compact_.empty()) return;
@@ -94,34 +83,6 @@ void BucketedAppendCompactManager::TriggerCompaction(bool full) {
   if (!picked) return;
   compacting_ = *picked;
   Submit(std::move(*picked));
-}
-
-void BucketedAppendCompactManager::Submit(std::vector<DataFileMeta> inputs) {
-  AppendCompactContext* context = context_;
-  std::string bucket_dir = bucket_dir_;
-  task_ = executor_->Submit<Result<AppendCompactResult>>(
-      [inputs = std::move(inputs), context, bucket_dir]() -> Result<AppendCompactResult> {
-        AppendCompactResult result;
-        if (inputs.empty()) return result;
-        TIDE_ASSIGN_OR_RETURN(result.after, RewriteAppendFiles(context, bucket_dir, inputs));
-        result.before = inputs;
-        return result;
-      });
-}
-
-Result<std::optional<AppendCompactResult>> BucketedAppendCompactManager::GetCompactionResult(bool blocking) {
-  if (!task_.valid()) return std::optional<AppendCompactResult>();
-  if (!blocking && task_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-    return std::optional<AppendCompactResult>();
-  }
-  Result<AppendCompactResult> result = task_.get();
-  compacting_.clear();
-  if (!result.ok()) return result.status();
-  // The last output file, when still small, joins the next compaction (it is the oldest one left).
-  if (!result->after.empty() && result->after.back().file_size < options_.compaction_file_size) {
-    AddNewFile(result->after.back());
-  }
-  return std::optional<AppendCompactResult>(std::move(result).value());
 }
 
 }  // namespace tide

@@ -17,27 +17,17 @@
 // from the first one's sequence number, so readers, which order a bucket's files by sequence, read the
 // rows in write order before and after.
 //
-// Thread-safety: every method on the writer's thread; the task touches only its own copy of the files,
-// the AppendCompactContext (used by the compaction thread alone) and new files.
+// Thread-safety: as AppendCompactManager.
 #pragma once
 
 #include <cstdint>
-#include <future>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "tide/base/result.h"
-#include "tide/base/serial_executor.h"
-#include "tide/table/append/append_compact_rewriter.h"
-#include "tide/table/io/data_file_meta.h"
+#include "tide/table/append/append_compact_manager.h"
 
 namespace tide {
-
-struct AppendCompactResult {
-  std::vector<DataFileMeta> before;  // replaced
-  std::vector<DataFileMeta> after;   // written
-};
 
 struct BucketedAppendCompactOptions {
   int32_t min_file_num = 5;            // compaction.min.file-num
@@ -48,7 +38,7 @@ struct BucketedAppendCompactOptions {
   static BucketedAppendCompactOptions Of(const CoreOptions& options);
 };
 
-class BucketedAppendCompactManager {
+class BucketedAppendCompactManager final : public AppendCompactManager {
  public:
   // Java's FULL_COMPACT_MIN_FILE: a full compaction rewrites at least this many files.
   static constexpr size_t kFullCompactMinFiles = 3;
@@ -58,25 +48,12 @@ class BucketedAppendCompactManager {
   BucketedAppendCompactManager(std::vector<DataFileMeta> restored, SerialExecutor* executor,
                                AppendCompactContext* context, std::string bucket_dir,
                                BucketedAppendCompactOptions options);
-  ~BucketedAppendCompactManager();
-  BucketedAppendCompactManager(const BucketedAppendCompactManager&) = delete;
-  BucketedAppendCompactManager& operator=(const BucketedAppendCompactManager&) = delete;
 
-  void AddNewFile(DataFileMeta file);
-  // Submits a compaction when none is running and there is work (a full one with `full`).
-  // REQUIRES for `full`: no task running (wait for it first).
-  void TriggerCompaction(bool full);
-  // The finished task's result; nullopt when none finished (or, with `blocking`, none was running).
-  // The task's error, if it failed (its files are deleted).
-  Result<std::optional<AppendCompactResult>> GetCompactionResult(bool blocking);
-  bool CompactionRunning() const { return task_.valid(); }
-  // Compacts with `context` from now on (the table's schema changed). REQUIRES: no task running;
-  // `context` outlives the manager.
-  void Rebind(AppendCompactContext* context) { context_ = context; }
+  void AddNewFile(DataFileMeta file) override;
+  void TriggerCompaction(bool full) override;
+  size_t FileCount() const override { return compacting_.size() + to_compact_.size(); }
   // The files still to compact, oldest first.
   const std::vector<DataFileMeta>& to_compact() const { return to_compact_; }
-  // The files being compacted and those still to compact.
-  size_t FileCount() const { return compacting_.size() + to_compact_.size(); }
 
   // Java's pickCompactBefore: the files of the next auto compaction, taken out of to_compact() with
   // the files the window slid past; none when no window has enough files.
@@ -86,15 +63,9 @@ class BucketedAppendCompactManager {
   // The full compaction task's choice among `files` (oldest first): the files to rewrite, or none.
   static std::vector<DataFileMeta> FullCompactionInputs(std::vector<DataFileMeta> files,
                                                         const BucketedAppendCompactOptions& options);
-  void Submit(std::vector<DataFileMeta> inputs);
 
-  SerialExecutor* executor_;
-  AppendCompactContext* context_;
-  std::string bucket_dir_;
   BucketedAppendCompactOptions options_;
   std::vector<DataFileMeta> to_compact_;  // sorted by min sequence number (stable)
-  std::vector<DataFileMeta> compacting_;
-  std::future<Result<AppendCompactResult>> task_;
 };
 
 }  // namespace tide

@@ -52,8 +52,9 @@ struct TableWrite::BucketWriter {
   std::vector<DataFileMeta> compact_before;
   std::vector<DataFileMeta> compact_after;
   std::vector<DataFileMeta> compact_changelog;  // changelog files of lookup compactions
-  // Fixed-bucket append tables that compact: the bucket's compaction.
-  std::unique_ptr<BucketedAppendCompactManager> append_compact;
+  // Append tables that compact: the bucket's (fixed buckets) or the partition's (bucket-unaware)
+  // compaction.
+  std::unique_ptr<AppendCompactManager> append_compact;
   // The last PrepareCommit that handed out a message of this bucket (-1: none), for idle writers.
   int64_t last_modified_commit = -1;
 };
@@ -421,6 +422,18 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
                           AppendCompactContext::Create(fs, w->table_path_, name, s, w->options_,
                                                        w->config_.creation_time_ms));
     w->compaction_executor_ = std::make_unique<SerialExecutor>();
+    w->writer_compacts_append_ = true;
+  }
+  // Bucket-unaware append tables compact their partitions' small files as Java's streaming sink does
+  // (its compaction coordinator). With deletion vectors (which only another engine's DELETE makes)
+  // the writer leaves them alone, as before: their compaction must rewrite the vectors too.
+  if (!s.HasPrimaryKey() && w->num_buckets_ == -1 && !core.write_only() && !core.deletion_vectors_enabled()) {
+    TIDE_RETURN_IF_ERROR(AppendCompactPlanOptions::Of(w->options_, false).status());
+    TIDE_ASSIGN_OR_RETURN(w->append_compaction_context_,
+                          AppendCompactContext::Create(fs, w->table_path_, name, s, w->options_,
+                                                       w->config_.creation_time_ms));
+    w->compaction_executor_ = std::make_unique<SerialExecutor>();
+    w->writer_compacts_append_ = true;
   }
   return w;
 }
@@ -613,6 +626,8 @@ Result<TableWrite::BucketWriter*> TableWrite::CreateBucketWriter(std::string key
   if (num_buckets_ != -1 || dynamic_index_ || cross_partition_) {
     TIDE_ASSIGN_OR_RETURN(restored, RestoredBucketOf(key));
     if (restored) next_sequence = restored->max_sequence + 1;
+  } else if (append_compaction_enabled()) {
+    TIDE_ASSIGN_OR_RETURN(restored, RestoredBucketOf(key));  // its files, for compaction alone
   }
   std::optional<HashIndexSet> key_hashes;
   if (dynamic_index_) {
@@ -625,9 +640,16 @@ Result<TableWrite::BucketWriter*> TableWrite::CreateBucketWriter(std::string key
   BucketWriter* raw = writer.get();
   if (compaction_enabled()) TIDE_RETURN_IF_ERROR(StartCompaction(raw, restored));
   if (append_compaction_enabled()) {
-    raw->append_compact = std::make_unique<BucketedAppendCompactManager>(
-        restored ? restored->files : std::vector<DataFileMeta>{}, compaction_executor_.get(),
-        append_compaction_context_.get(), raw->paths.bucket_dir(), BucketedAppendCompactOptions::Of(options_));
+    std::vector<DataFileMeta> files = restored ? restored->files : std::vector<DataFileMeta>{};
+    if (num_buckets_ > 0) {
+      raw->append_compact = std::make_unique<BucketedAppendCompactManager>(
+          std::move(files), compaction_executor_.get(), append_compaction_context_.get(), raw->paths.bucket_dir(),
+          BucketedAppendCompactOptions::Of(options_));
+    } else {
+      TIDE_ASSIGN_OR_RETURN(AppendCompactPlanOptions plan, AppendCompactPlanOptions::Of(options_, false));
+      raw->append_compact = std::make_unique<UnawareAppendCompactManager>(
+          std::move(files), compaction_executor_.get(), append_compaction_context_.get(), raw->paths.bucket_dir(), plan);
+    }
   }
   writers_.emplace(std::move(key), std::move(writer));
   return raw;
@@ -753,7 +775,9 @@ Status TableWrite::CompactLevel0(BucketWriter* w) {
 Status TableWrite::Compact(bool full, const std::optional<std::vector<Row>>& partitions,
                            const std::optional<std::vector<int32_t>>& buckets) {
   if (!failed_.ok()) return failed_;
-  if (!schema_.HasPrimaryKey() && num_buckets_ == -1) return CompactUnawareBuckets(full, partitions);
+  if (!schema_.HasPrimaryKey() && num_buckets_ == -1 && !append_compaction_enabled()) {
+    return CompactUnawareBuckets(full, partitions);
+  }
   if (!compaction_enabled() && !append_compaction_enabled()) {
     return Status::InvalidArgument("table {} has 'write-only' = 'true': its writers do not compact; unset it to "
                                    "compact the table",
@@ -776,8 +800,14 @@ Status TableWrite::Compact(bool full, const std::optional<std::vector<Row>>& par
     TIDE_RETURN_IF_ERROR(SyncCompaction(w, true));
     if (w->compact) {
       w->compact->TriggerCompaction(full);
-    } else {
+    } else if (num_buckets_ > 0) {
       w->append_compact->TriggerCompaction(full);
+    } else {
+      // A bucket-unaware partition: every task of the plan (each leaves fewer small files).
+      for (w->append_compact->TriggerCompaction(full); w->append_compact->CompactionRunning();
+           w->append_compact->TriggerCompaction(full)) {
+        TIDE_RETURN_IF_ERROR(SyncCompaction(w, true));
+      }
     }
     TIDE_RETURN_IF_ERROR(SyncCompaction(w, true));
   }

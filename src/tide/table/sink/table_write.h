@@ -94,6 +94,7 @@
 #include "tide/table/index/dynamic_bucket_index.h"
 #include "tide/base/serial_executor.h"
 #include "tide/table/append/bucketed_append_compact_manager.h"
+#include "tide/table/append/unaware_append_compact_manager.h"
 #include "tide/table/mergetree/compact/merge_tree_compact_manager.h"
 #include "tide/table/mergetree/write_buffer.h"
 #include "tide/table/mergetree/write_merge_function.h"
@@ -178,7 +179,8 @@ class TableWrite {
   // `full`, else what the strategy picks (Java's FileStoreWrite.compact). Buffered rows of those buckets
   // are flushed first and take part. Waits for the compactions; the next PrepareCommit returns their
   // results. Append tables: fixed buckets as Java's BucketedAppendCompactManager, bucket-unaware ones
-  // as Java's AppendCompactCoordinator plans a batch compaction (small files of a partition merged).
+  // as Java's AppendCompactCoordinator plans a batch compaction (small files of a partition merged;
+  // every task of the plan, one after another).
   Status Compact(bool full, const std::optional<std::vector<Row>>& partitions = std::nullopt,
                  const std::optional<std::vector<int32_t>>& buckets = std::nullopt);
 
@@ -254,8 +256,9 @@ class TableWrite {
   void ApplyCompactResult(BucketWriter* writer, std::vector<DataFileMeta> before, std::vector<DataFileMeta> after,
                           std::vector<DataFileMeta> changelog);
   bool compaction_enabled() const { return compaction_context_ != nullptr; }
-  // Fixed-bucket append tables that compact beside the writes (not `write-only`).
-  bool append_compaction_enabled() const { return append_compaction_context_ != nullptr && num_buckets_ > 0; }
+  // Append tables that compact beside the writes (not `write-only`; bucket-unaware ones also not with
+  // deletion vectors).
+  bool append_compaction_enabled() const { return writer_compacts_append_; }
   // Whether LoadRestore keeps the live files of each bucket (for compaction).
   bool keeps_restored_files() const { return compaction_enabled() || append_compaction_context_ != nullptr; }
   // Bucket-unaware append tables: merges the small files of each partition (PlanAppendCompaction) on
@@ -334,9 +337,10 @@ class TableWrite {
   std::unique_ptr<CompactionContext> compaction_context_;
   std::unique_ptr<SerialExecutor> compaction_executor_;
   int64_t commits_since_full_compaction_ = 0;
-  // Append tables: what their compactions share (fixed buckets unless write-only: from the start, with
-  // compaction_executor_; bucket-unaware: made by Compact).
+  // Append tables: what their compactions share (unless write-only: from the start, with
+  // compaction_executor_, and writer_compacts_append_; else made by Compact for bucket-unaware ones).
   std::unique_ptr<AppendCompactContext> append_compaction_context_;
+  bool writer_compacts_append_ = false;
   // Lookup tables: what lookup compaction does, and the names of new DV index files
   // (`index-<uuid>-<n>`, the counter shared by the buckets).
   LookupOptions lookup_;

@@ -1,7 +1,7 @@
 // Compaction of append tables through TableWrite, against a model of the rows written: fixed-bucket
 // tables compact beside the writes (Java's BucketedAppendCompactManager) and on request (full), keeping
-// the rows of a bucket in write order; bucket-unaware tables compact on request (Java's
-// AppendCompactCoordinator), merging a partition's small files. After every commit the table reads
+// the rows of a bucket in write order; bucket-unaware tables merge a partition's small files (Java's
+// AppendCompactCoordinator) beside the writes and on request. After every commit the table reads
 // back exactly the rows written, the file count stays bounded, and the compactions are COMPACT
 // snapshots that DELETE the replaced files and ADD the new ones (FileSource COMPACT).
 
@@ -250,8 +250,10 @@ TEST_F(TableWriteAppendCompactTest, ManualFullCompactionOfFixedBuckets) {
 }
 
 TEST_F(TableWriteAppendCompactTest, BucketUnawarePartitionsMergeSmallFiles) {
-  TableSchema schema =
-      WriterTestSchema({Field(0, "p", DataType::Int()), Field(1, "v", DataType::String())}, {}, {"p"}, {});
+  // write-only: the writers leave the files alone (another engine compacts), so `tide compact` finds
+  // them all.
+  TableSchema schema = WriterTestSchema({Field(0, "p", DataType::Int()), Field(1, "v", DataType::String())}, {},
+                                        {"p"}, {{"write-only", "true"}});
   std::string path = MakeTable(schema);
   std::vector<Row> model;
   auto write_commits = [&](int commits, int64_t first_identifier) {
@@ -308,7 +310,7 @@ TEST_F(TableWriteAppendCompactTest, BucketUnawareBinsFollowTheTargetSize) {
   // files fill a bin (2 kB), so 8 files become 4.
   TableSchema schema = WriterTestSchema({Field(0, "v", DataType::String())}, {}, {},
                                         {{"target-file-size", "1 kb"}, {"source.split.open-file-cost", "1 kb"},
-                                         {"compaction.small-file-ratio", "100"}});
+                                         {"compaction.small-file-ratio", "100"}, {"write-only", "true"}});
   std::string path = MakeTable(schema);
   std::vector<Row> model;
   {
@@ -326,6 +328,65 @@ TEST_F(TableWriteAppendCompactTest, BucketUnawareBinsFollowTheTargetSize) {
   EXPECT_EQ(files.begin()->second.size(), 4u);
   for (const auto& f : files.begin()->second) EXPECT_EQ(f.row_count, 2);
   EXPECT_EQ(testing::SortedRows(testing::ValueOrFail(testing::ReadTable(path), "read")), testing::SortedRows(model));
+}
+
+TEST_F(TableWriteAppendCompactTest, BucketUnawareWriterCompactsBesideTheWrites) {
+  // Two partitions, one small file each per commit, writers restarting now and then: each partition's
+  // small files are merged as they reach compaction.min.file-num (Paimon's default 5), so the live
+  // files stay few; every commit reads back exactly the rows written; the merges are COMPACT snapshots.
+  TableSchema schema =
+      WriterTestSchema({Field(0, "p", DataType::Int()), Field(1, "v", DataType::String())}, {}, {"p"}, {});
+  std::string path = MakeTable(schema);
+  std::mt19937 rng(11);
+  std::vector<Row> model;
+  std::unique_ptr<TableWrite> w;
+  size_t max_files = 0;
+  for (int64_t commit = 1; commit <= 60; ++commit) {
+    if (!w || rng() % 10 == 0) w = Writer(path, schema, "writer");
+    for (int64_t p : {1, 2}) {
+      const int rows = 1 + static_cast<int>(rng() % 20);
+      for (int i = 0; i < rows; ++i) {
+        Row row{I(p), Datum("r" + std::to_string(model.size()))};
+        model.push_back(row);
+        ASSERT_TRUE(w->Write(RowKind::kInsert, row).ok());
+      }
+    }
+    auto messages = testing::ValueOrFail(w->PrepareCommit(), "PrepareCommit");
+    for (const auto& m : messages) {
+      EXPECT_EQ(m.bucket, 0);
+      for (const auto& f : m.compact_after) EXPECT_EQ(f.file_source, static_cast<int32_t>(FileSource::kCompact));
+    }
+    ASSERT_TRUE(testing::CommitMessages(path, messages, "writer", commit).ok());
+    ASSERT_EQ(testing::SortedRows(testing::ValueOrFail(testing::ReadTable(path), "read")), testing::SortedRows(model))
+        << "after commit " << commit;
+    auto files = FilesByBucket(path);
+    ASSERT_EQ(files.size(), 2u);
+    for (const auto& [where, list] : files) max_files = std::max(max_files, list.size());
+  }
+  // At most min-file-num - 1 files wait, plus the merged one, plus those flushed while a merge ran.
+  EXPECT_LE(max_files, 8u);
+  EXPECT_GE(CountSnapshots(path, CommitKind::kCompact), 10);
+  // 60 commits wrote 60 files per partition; what is live is a few merged files and the newest.
+  for (const auto& [where, list] : FilesByBucket(path)) EXPECT_LE(list.size(), 6u);
+
+  // `tide compact --full` merges what is left of each partition into one file.
+  ASSERT_EQ(CompactAndCommit(path, schema, true).outcome, CommitOutcome::kCommitted);
+  for (const auto& [where, list] : FilesByBucket(path)) EXPECT_EQ(list.size(), 1u);
+  EXPECT_EQ(testing::SortedRows(testing::ValueOrFail(testing::ReadTable(path), "read")), testing::SortedRows(model));
+}
+
+TEST_F(TableWriteAppendCompactTest, BucketUnawareFilesAtTheCompactionSizeAreLeftAlone) {
+  // With a 1-byte target every file is at the compaction file size: nothing is ever merged, and the
+  // writer keeps no list of them.
+  TableSchema schema = WriterTestSchema({Field(0, "v", DataType::String())}, {}, {}, {{"target-file-size", "1 b"}});
+  std::string path = MakeTable(schema);
+  auto w = Writer(path, schema, "writer");
+  for (int64_t commit = 1; commit <= 8; ++commit) {
+    ASSERT_TRUE(w->Write(RowKind::kInsert, Row{Datum("row " + std::to_string(commit))}).ok());
+    ASSERT_TRUE(testing::CommitMessages(path, w->PrepareCommit().value(), "writer", commit).ok());
+  }
+  EXPECT_EQ(FilesByBucket(path).begin()->second.size(), 8u);
+  EXPECT_EQ(CountSnapshots(path, CommitKind::kCompact), 0);
 }
 
 }  // namespace
