@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <tuple>
@@ -92,6 +93,51 @@ double RunProcess(const std::vector<std::string>& argv) {
 // Runs `tide sql --warehouse W --format csv SQL` with its output discarded; returns the wall time.
 double RunTideSql(const std::string& tide, const std::string& warehouse, const std::string& sql) {
   return RunProcess({tide, "sql", "--warehouse", warehouse, "--format", "csv", sql});
+}
+
+// One `tide sql --warehouse W --format csv` session (the shell's non-interactive form) given
+// `.timer on` and `statements` on stdin: the time of each statement as the session measured it (its
+// `Run Time: S s` lines: reading, planning, running and printing the statement, as a user of the shell
+// sees it), and the wall time of the whole process.
+std::vector<double> RunTideSqlSession(const std::string& tide, const std::string& warehouse,
+                                      const std::vector<std::string>& statements, double* process_ms) {
+  std::string input = ".timer on\n";
+  for (const std::string& s : statements) input += s + ";\n";
+  std::string script = "/tmp/tide-pushdown-session-" + std::to_string(getpid()) + ".sql";
+  std::string output = script + ".out";
+  {
+    FILE* f = std::fopen(script.c_str(), "w");
+    if (!f || std::fwrite(input.data(), 1, input.size(), f) != input.size()) Check(Status::IOError("cannot write {}", script), "session");
+    std::fclose(f);
+  }
+  std::fflush(stdout);
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    if (!freopen(script.c_str(), "r", stdin) || !freopen(output.c_str(), "w", stdout)) _exit(126);
+    execl(tide.c_str(), tide.c_str(), "sql", "--warehouse", warehouse.c_str(), "--format", "csv", (char*)nullptr);
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  *process_ms = Ms(start);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::fprintf(stderr, "tide sql session failed (%d); its output: %s\n", status, output.c_str());
+    std::exit(1);
+  }
+  std::vector<double> ms;
+  std::ifstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("Run Time: ", 0) == 0) ms.push_back(std::atof(line.c_str() + 10) * 1000);
+  }
+  if (ms.size() != statements.size()) {  // dot commands are not timed: one line per statement
+    std::fprintf(stderr, "tide sql session printed %zu timings for %zu statements (%s)\n", ms.size(),
+                 statements.size(), output.c_str());
+    std::exit(1);
+  }
+  std::remove(script.c_str());
+  std::remove(output.c_str());
+  return ms;
 }
 
 // Runs `sql` on the lake; returns its wall time and checks the row count.
@@ -301,6 +347,19 @@ int main(int argc, char** argv) {
                                                              std::to_string(lo) + " AND " + std::to_string(lo + 999)));
     }
   }
+  // A session: one `tide sql` process answering every lookup typed into it (the shell's way), against
+  // the same session answering the same lookups on the plain Parquet file.
+  Figures session_tide, session_duck;
+  double session_tide_process_ms = 0, session_duck_process_ms = 0;
+  {
+    std::vector<std::string> lake_lookups, parquet_lookups;
+    for (int64_t key : keys) {
+      lake_lookups.push_back(lookup_sql("bench.orders", key));
+      parquet_lookups.push_back(lookup_sql(parquet, key));
+    }
+    session_tide.ms = RunTideSqlSession(tide, warehouse, lake_lookups, &session_tide_process_ms);
+    session_duck.ms = RunTideSqlSession(tide, empty, parquet_lookups, &session_duck_process_ms);
+  }
   for (size_t i = 0; i < 3; ++i) {
     e2e_unpruned.ms.push_back(RunTideSql(tide, warehouse, "SELECT * FROM (SELECT * FROM bench.orders) WHERE order_id = " +
                                                              std::to_string(keys[i])));
@@ -314,6 +373,8 @@ int main(int argc, char** argv) {
   line("duckdb_query_once process, DuckDB on one Parquet file", e2e_once);
   line("tide sql process, unpruned (full scan, 3 runs)", e2e_unpruned);
   line("tide sql process, key range of 1000 (BETWEEN, 5 runs)", e2e_range);
+  line("tide sql session (stdin, .timer), pruned, per statement", session_tide);
+  line("tide sql session (stdin, .timer), DuckDB on one Parquet file", session_duck);
   line("library LakeConnection::Query, pruned", lib_tide);
   line("library, DuckDB on one Parquet file", lib_duck);
   line("library, unpruned (pushdown off: full scan, 5 runs)", lib_unpruned);
@@ -335,6 +396,10 @@ int main(int argc, char** argv) {
   std::printf("ratio end to end (tide / DuckDB on Parquet): %.2f\n", e2e_tide.Median() / e2e_duck.Median());
   std::printf("ratio end to end (tide / duckdb_query_once): %.2f\n", e2e_tide.Median() / e2e_once.Median());
   std::printf("ratio library (tide / DuckDB on Parquet):    %.2f\n", lib_tide.Median() / lib_duck.Median());
+  std::printf("ratio session (tide / DuckDB on Parquet):    %.2f (the sessions' whole processes, %zu lookups each: %.0f "
+              "and %.0f ms)\n",
+              session_tide.Median() / session_duck.Median(), keys.size(), session_tide_process_ms,
+              session_duck_process_ms);
   std::printf("speed-up over the unpruned scan: end to end %.1fx, library %.1fx\n",
               e2e_unpruned.Median() / e2e_tide.Median(), lib_unpruned.Median() / lib_tide.Median());
   if (std::getenv("TIDE_BENCH_KEEP") == nullptr) std::filesystem::remove_all(root);
