@@ -42,11 +42,13 @@ Result<std::optional<AppendCompactResult>> AppendCompactManager::GetCompactionRe
   Result<AppendCompactResult> result = task_.get();
   compacting_.clear();
   if (!result.ok()) return result.status();
-  // The last output file, when still small, joins a later compaction.
-  if (!result->after.empty() && result->after.back().file_size < compaction_file_size_) {
-    AddNewFile(result->after.back());
-  }
+  AddCompactOutputs(result->after);
   return std::optional<AppendCompactResult>(std::move(result).value());
+}
+
+void AppendCompactManager::AddCompactOutputs(const std::vector<DataFileMeta>& after) {
+  // The last output file, when still small, joins a later compaction.
+  if (!after.empty() && after.back().file_size < compaction_file_size_) AddNewFile(after.back());
 }
 
 }  // namespace tide

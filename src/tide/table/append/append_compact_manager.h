@@ -4,9 +4,8 @@
 // the writer's compaction thread and handing its result back is shared here.
 //
 // At most one task runs at a time. Its inputs leave the files to compact when it starts; of its
-// output only the last file comes back (AddNewFile), when smaller than the compaction file size
-// (`target-file-size` x `compaction.small-file-ratio`). A manager destroyed while its task runs waits
-// for it and deletes the files it wrote (nothing references them).
+// output what the subclass takes back (AddCompactOutputs) may be compacted again. A manager destroyed
+// while its task runs waits for it and deletes the files it wrote (nothing references them).
 //
 // Thread-safety: every method on the writer's thread; the task touches only its own copy of the files,
 // the AppendCompactContext (used by the compaction thread alone) and new files.
@@ -59,6 +58,9 @@ class AppendCompactManager {
                        int64_t compaction_file_size);
   // Runs a task rewriting `inputs` (in this order); `compacting_` must hold the files it takes.
   void Submit(std::vector<DataFileMeta> inputs);
+  // Takes back what of a finished task's output may be compacted again: by default its last file,
+  // when below the compaction file size (Java's fixed-bucket rule).
+  virtual void AddCompactOutputs(const std::vector<DataFileMeta>& after);
 
   std::vector<DataFileMeta> compacting_;
 

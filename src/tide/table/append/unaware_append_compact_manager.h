@@ -4,15 +4,20 @@
 // writer plans its own partition after each flush).
 //
 // It keeps the partition's small files (below `target-file-size` x `compaction.small-file-ratio`;
-// larger ones are never compacted again, as the coordinator's `shouldCompact`): the live files of the
-// latest snapshot when the writer met the partition, then every file the writer flushes. Planning is
-// PlanAppendCompaction's packing: smallest first into bins that reach twice `target-file-size` (each
-// file counting its size plus `source.split.open-file-cost`), and a last bin of at least
-// `compaction.min.file-num` files (with `full`, of at least two). The first task of the plan runs; the
-// others wait for the next trigger. A partition thus holds at most min-file-num - 1 small files that
-// wait for more, besides those being compacted. (Java also compacts such leftovers of a partition that
-// has had no new file for five plans; a writer here closes once its partition goes idle, so leftovers
-// wait for the partition's next writes or a `tide compact --full`.)
+// larger ones are never compacted again, as the coordinator's `shouldCompact`) that live in its own
+// folder (not those at an external path): the live files of the latest snapshot when the writer met
+// the partition, then every file the writer flushes, and every small output of its compactions. After
+// each flush, on the writer's compaction thread, one task at a time:
+//   - a full bin of Java's packing (smallest first; a bin of two or more files whose sizes, each plus
+//     `source.split.open-file-cost`, reach twice `target-file-size`);
+//   - else the smallest files while each (from the third on) is no larger than the ones before it
+//     together, once they are `compaction.min.file-num` (default 5) or more. Java's last bin takes every leftover file, so a
+//     partition's merged file would be rewritten with every few new ones: quadratic work at a sync's
+//     commit rate (a file every 500 ms). With this rule a merged file joins only once the new files
+//     together reach its size, so every byte is rewritten about log2(compaction size / commit size)
+//     times, and a partition holds a few small files per size class that wait for more.
+// Java also merges the leftovers of a partition that had no new file for five plans; a writer here
+// closes once its partition is idle, so they wait for its next writes or `tide compact`.
 //
 // Rows of a bucket-unaware table have no order to keep: the output's sequence numbers restart at the
 // first input's, as Java's compaction counts them.
@@ -38,13 +43,20 @@ class UnawareAppendCompactManager final : public AppendCompactManager {
                               AppendCompactContext* context, std::string bucket_dir, AppendCompactPlanOptions options);
 
   void AddNewFile(DataFileMeta file) override;
+  // `full`: the first task of Java's plan with full leftovers (every small file in bins).
   void TriggerCompaction(bool full) override;
   size_t FileCount() const override { return compacting_.size() + to_compact_.size(); }
   // The small files waiting for a compaction, in the order met.
   const std::vector<DataFileMeta>& to_compact() const { return to_compact_; }
 
-  // The first task of a plan over to_compact(), taken out of it; empty when the plan has none.
+  // The next task's files (above), taken out of to_compact(); empty when there is none.
   std::vector<DataFileMeta> PickCompactBefore(bool full);
+  // Takes `files` out of to_compact() (a compaction outside this manager rewrites them).
+  void Remove(const std::vector<DataFileMeta>& files);
+
+ protected:
+  // Every small output may be compacted again (Java's coordinator sees each new small file).
+  void AddCompactOutputs(const std::vector<DataFileMeta>& after) override;
 
  private:
   AppendCompactPlanOptions options_;

@@ -60,5 +60,26 @@ TEST(UnawareAppendCompactManagerTest, AFullBinIsTheFirstTaskAndTheRestWaits) {
   EXPECT_EQ(Names(m.to_compact()), (std::vector<std::string>{"e"}));
 }
 
+TEST(UnawareAppendCompactManagerTest, AMergedFileJoinsOnceTheSmallerOnesReachItsSize) {
+  UnawareAppendCompactManager m({File("merged", 500), File("a", 10), File("b", 10)}, nullptr, nullptr, "/nowhere",
+                                Options());
+  // 10 + 10 = 20 < 500: the merged file waits, and two files are fewer than min-file-num (3).
+  EXPECT_TRUE(m.PickCompactBefore(false).empty());
+  m.AddNewFile(File("c", 10));
+  EXPECT_EQ(Names(m.PickCompactBefore(false)), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(Names(m.to_compact()), (std::vector<std::string>{"merged"}));
+  // 200 + 300 = 500: now the merged file is no larger than the smaller ones together.
+  m.AddNewFile(File("d", 300));
+  m.AddNewFile(File("e", 200));
+  EXPECT_EQ(Names(m.PickCompactBefore(false)), (std::vector<std::string>{"e", "d", "merged"}));
+}
+
+TEST(UnawareAppendCompactManagerTest, FilesAtAnExternalPathAreLeftAlone) {
+  DataFileMeta external = File("x", 10);
+  external.external_path = "s3://bucket/x";
+  UnawareAppendCompactManager m({external, File("a", 10)}, nullptr, nullptr, "/nowhere", Options());
+  EXPECT_EQ(Names(m.to_compact()), (std::vector<std::string>{"a"}));
+}
+
 }  // namespace
 }  // namespace tide

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "tide/base/bytes.h"
+#include "tide/base/logging.h"
 #include "tide/base/strings.h"
 #include "tide/base/uuid.h"
 #include "tide/codec/murmur_hash.h"
@@ -55,6 +56,7 @@ struct TableWrite::BucketWriter {
   // Append tables that compact: the bucket's (fixed buckets) or the partition's (bucket-unaware)
   // compaction.
   std::unique_ptr<AppendCompactManager> append_compact;
+  UnawareAppendCompactManager* unaware_compact = nullptr;  // append_compact, for a bucket-unaware partition
   // The last PrepareCommit that handed out a message of this bucket (-1: none), for idle writers.
   int64_t last_modified_commit = -1;
 };
@@ -425,9 +427,14 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
     w->writer_compacts_append_ = true;
   }
   // Bucket-unaware append tables compact their partitions' small files as Java's streaming sink does
-  // (its compaction coordinator). With deletion vectors (which only another engine's DELETE makes)
-  // the writer leaves them alone, as before: their compaction must rewrite the vectors too.
-  if (!s.HasPrimaryKey() && w->num_buckets_ == -1 && !core.write_only() && !core.deletion_vectors_enabled()) {
+  // (its compaction coordinator), for writers that ask. Not with deletion vectors (which only another
+  // engine's DELETE makes: their compaction must rewrite the vectors too), nor where Java's sink does
+  // not either (row tracking and data evolution keep row ids; incremental clustering has its own).
+  const bool clustered = w->options_.Find("clustering.incremental").has_value() &&
+                         ToLower(std::string(Trim(*w->options_.Find("clustering.incremental")))) == "true";
+  if (config.compact_unaware_append && !s.HasPrimaryKey() && w->num_buckets_ == -1 && !core.write_only() &&
+      !core.deletion_vectors_enabled() && !core.row_tracking_enabled() && !core.data_evolution_enabled() &&
+      !clustered) {
     TIDE_RETURN_IF_ERROR(AppendCompactPlanOptions::Of(w->options_, false).status());
     TIDE_ASSIGN_OR_RETURN(w->append_compaction_context_,
                           AppendCompactContext::Create(fs, w->table_path_, name, s, w->options_,
@@ -647,8 +654,10 @@ Result<TableWrite::BucketWriter*> TableWrite::CreateBucketWriter(std::string key
           BucketedAppendCompactOptions::Of(options_));
     } else {
       TIDE_ASSIGN_OR_RETURN(AppendCompactPlanOptions plan, AppendCompactPlanOptions::Of(options_, false));
-      raw->append_compact = std::make_unique<UnawareAppendCompactManager>(
+      auto unaware = std::make_unique<UnawareAppendCompactManager>(
           std::move(files), compaction_executor_.get(), append_compaction_context_.get(), raw->paths.bucket_dir(), plan);
+      raw->unaware_compact = unaware.get();
+      raw->append_compact = std::move(unaware);
     }
   }
   writers_.emplace(std::move(key), std::move(writer));
@@ -719,6 +728,15 @@ Status TableWrite::SyncCompaction(BucketWriter* w, bool blocking) {
     metrics_.compaction_wait_micros += std::chrono::duration_cast<std::chrono::microseconds>(
                                            std::chrono::steady_clock::now() - wait_started).count();
   }
+  if (!failed.ok() && w->append_compact && num_buckets_ == -1) {
+    // A bucket-unaware partition's merge is an optimisation over files another engine may compact and
+    // expire meanwhile: it is given up (its inputs stay as they are, and are not planned again by this
+    // writer), and the writes go on.
+    TIDE_LOG_WARN("table {}: a compaction of the small files of {} was given up: {}", table_name_,
+                  w->paths.bucket_dir(), failed.ToString());
+    ++metrics_.compactions_given_up;
+    return Status::OK();
+  }
   if (!failed.ok()) {
     return Fail(failed.WithContext(fmt::format("table {}: compaction of bucket {} of {}", table_name_, w->bucket,
                                                w->paths.bucket_dir())));
@@ -775,9 +793,7 @@ Status TableWrite::CompactLevel0(BucketWriter* w) {
 Status TableWrite::Compact(bool full, const std::optional<std::vector<Row>>& partitions,
                            const std::optional<std::vector<int32_t>>& buckets) {
   if (!failed_.ok()) return failed_;
-  if (!schema_.HasPrimaryKey() && num_buckets_ == -1 && !append_compaction_enabled()) {
-    return CompactUnawareBuckets(full, partitions);
-  }
+  if (!schema_.HasPrimaryKey() && num_buckets_ == -1) return CompactUnawareBuckets(full, partitions);
   if (!compaction_enabled() && !append_compaction_enabled()) {
     return Status::InvalidArgument("table {} has 'write-only' = 'true': its writers do not compact; unset it to "
                                    "compact the table",
@@ -800,14 +816,8 @@ Status TableWrite::Compact(bool full, const std::optional<std::vector<Row>>& par
     TIDE_RETURN_IF_ERROR(SyncCompaction(w, true));
     if (w->compact) {
       w->compact->TriggerCompaction(full);
-    } else if (num_buckets_ > 0) {
-      w->append_compact->TriggerCompaction(full);
     } else {
-      // A bucket-unaware partition: every task of the plan (each leaves fewer small files).
-      for (w->append_compact->TriggerCompaction(full); w->append_compact->CompactionRunning();
-           w->append_compact->TriggerCompaction(full)) {
-        TIDE_RETURN_IF_ERROR(SyncCompaction(w, true));
-      }
+      w->append_compact->TriggerCompaction(full);
     }
     TIDE_RETURN_IF_ERROR(SyncCompaction(w, true));
   }
@@ -830,21 +840,34 @@ Status TableWrite::CompactUnawareBuckets(bool full, const std::optional<std::vec
   TIDE_ASSIGN_OR_RETURN(std::vector<std::string> keys, KeysIn(restored_, partition_types_, partitions, std::nullopt));
   for (const std::string& key : keys) {
     const RestoredBucket& where = restored_.at(key);
-    std::vector<std::vector<DataFileMeta>> tasks = PlanAppendCompaction(where.files, plan_options);
+    BucketWriter* w = nullptr;
+    if (auto it = writers_.find(key); it != writers_.end()) w = it->second.get();
+    // Planned once, as Java's batch compaction: over the partition's live files, or, where this writer
+    // compacts beside its writes, over the files its manager holds (its own merges taken first).
+    const std::vector<DataFileMeta>* files = &where.files;
+    if (w && w->unaware_compact) {
+      TIDE_RETURN_IF_ERROR(Flush(w));
+      TIDE_RETURN_IF_ERROR(SyncCompaction(w, true));
+      files = &w->unaware_compact->to_compact();
+    }
+    std::vector<std::vector<DataFileMeta>> tasks = PlanAppendCompaction(*files, plan_options);
     if (tasks.empty()) continue;
-    BucketWriter* w;
-    if (auto it = writers_.find(key); it != writers_.end()) {
-      w = it->second.get();
-    } else {
+    if (!w) {
       TIDE_ASSIGN_OR_RETURN(Row values, DeserializeBinaryRow(where.partition, partition_types_));
       Row row(schema_.fields.size());
       for (size_t i = 0; i < partition_indices_.size(); ++i) row[static_cast<size_t>(partition_indices_[i])] = values[i];
       TIDE_ASSIGN_OR_RETURN(w, CreateBucketWriter(key, where.partition, where.bucket, row));
     }
+    std::vector<DataFileMeta> outputs;
     for (std::vector<DataFileMeta>& task : tasks) {
+      if (w->unaware_compact) w->unaware_compact->Remove(task);
       auto after = RewriteAppendFiles(append_compaction_context_.get(), w->paths.bucket_dir(), task);
       if (!after.ok()) return Fail(after.status());
+      outputs.insert(outputs.end(), after->begin(), after->end());
       ApplyCompactResult(w, std::move(task), std::move(after).value(), {});
+    }
+    if (w->unaware_compact) {
+      for (auto& f : outputs) w->unaware_compact->AddNewFile(std::move(f));
     }
   }
   return Status::OK();
@@ -1063,6 +1086,7 @@ Status TableWrite::AddFlushedFiles(BucketWriter* w, FlushedFiles files) {
 BucketFileCounts TableWrite::FileCounts() const {
   BucketFileCounts counts;
   for (const auto& [key, w] : writers_) {
+    if (w->append_compact && num_buckets_ == -1) continue;  // knows only a partition's small files
     if (w->append_compact) {
       const auto files = static_cast<int64_t>(w->append_compact->FileCount());
       ++counts.buckets;
@@ -1241,6 +1265,7 @@ void TableWrite::Abort() {
     if (w->append_compact) {
       // A running compaction's files go with it (its manager deletes them); finished ones not handed
       // out are deleted below (append compaction always writes new files).
+      w->unaware_compact = nullptr;
       w->append_compact.reset();
       for (const auto& f : w->compact_after) fs_->DeleteFile(JoinPath(w->paths.bucket_dir(), f.file_name)).IgnoreError();
     }

@@ -123,6 +123,10 @@ struct TableWriteConfig {
   // Called now and then on the writer's thread while it works long without taking rows (the key index
   // bootstrap reads the whole table), e.g. to keep a replication connection alive meanwhile.
   std::function<void()> keep_alive;
+  // Bucket-unaware append tables: merge each partition's small files beside the writes, as Java's
+  // streaming sink does (its compaction coordinator). For long-running writers (the sync); batch
+  // writes leave them, as Java's batch writes do (`tide compact` merges them).
+  bool compact_unaware_append = false;
 };
 
 // The data files of the buckets a writer compacts (their levels), as of its last flush or commit.
@@ -146,6 +150,7 @@ struct TableWriteMetrics {
   int64_t flush_micros = 0;         // time spent flushing buffers into files (waits for compaction aside)
   int64_t compacted_files_before = 0;
   int64_t compacted_files_after = 0;
+  int64_t compactions_given_up = 0;  // bucket-unaware merges that failed and were dropped (logged)
   int64_t partition_moves = 0;      // cross-partition tables: keys that moved to another partition
   int64_t bootstrapped_keys = 0;    // cross-partition tables: keys loaded into the key index
 };
@@ -256,13 +261,14 @@ class TableWrite {
   void ApplyCompactResult(BucketWriter* writer, std::vector<DataFileMeta> before, std::vector<DataFileMeta> after,
                           std::vector<DataFileMeta> changelog);
   bool compaction_enabled() const { return compaction_context_ != nullptr; }
-  // Append tables that compact beside the writes (not `write-only`; bucket-unaware ones also not with
-  // deletion vectors).
+  // Append tables that compact beside the writes (not `write-only`; bucket-unaware ones only with
+  // TableWriteConfig::compact_unaware_append).
   bool append_compaction_enabled() const { return writer_compacts_append_; }
   // Whether LoadRestore keeps the live files of each bucket (for compaction).
   bool keeps_restored_files() const { return compaction_enabled() || append_compaction_context_ != nullptr; }
-  // Bucket-unaware append tables: merges the small files of each partition (PlanAppendCompaction) on
-  // this thread.
+  // Bucket-unaware append tables: merges the small files of each partition (PlanAppendCompaction,
+  // planned once, every task run) on this thread; with a writer's compaction, over the files its
+  // manager holds.
   Status CompactUnawareBuckets(bool full, const std::optional<std::vector<Row>>& partitions);
   Status FlushWhileOverBudget();
   // The files one flush of a bucket's buffer wrote.

@@ -35,6 +35,7 @@ class TableWriteAppendCompactTest : public ::testing::Test {
   std::unique_ptr<TableWrite> Writer(const std::string& path, const TableSchema& schema, const std::string& user) {
     return testing::ValueOrFail(TableWrite::Create(FileSystem::Local(), path, schema, user), "TableWrite::Create");
   }
+
   // Compacts with a new writer (`tide compact`) and commits the result as one COMPACT snapshot.
   CommitResult CompactAndCommit(const std::string& path, const TableSchema& schema, bool full,
                                 const std::optional<std::vector<Row>>& partitions = std::nullopt) {
@@ -55,6 +56,13 @@ class TableWriteAppendCompactTest : public ::testing::Test {
   int tables_ = 0;
   int compactions_ = 0;
 };
+
+// A long-running writer (the sync's): bucket-unaware partitions are compacted beside the writes.
+std::unique_ptr<TableWrite> StreamingWriter(const std::string& path, const TableSchema& schema, const std::string& user) {
+  TableWriteConfig config;
+  config.compact_unaware_append = true;
+  return testing::ValueOrFail(TableWrite::Create(FileSystem::Local(), path, schema, user, config), "TableWrite::Create");
+}
 
 // The live files of the latest snapshot by bucket folder key (partition bytes + bucket).
 std::map<std::pair<std::string, int32_t>, std::vector<DataFileMeta>> FilesByBucket(const std::string& path) {
@@ -250,10 +258,8 @@ TEST_F(TableWriteAppendCompactTest, ManualFullCompactionOfFixedBuckets) {
 }
 
 TEST_F(TableWriteAppendCompactTest, BucketUnawarePartitionsMergeSmallFiles) {
-  // write-only: the writers leave the files alone (another engine compacts), so `tide compact` finds
-  // them all.
-  TableSchema schema = WriterTestSchema({Field(0, "p", DataType::Int()), Field(1, "v", DataType::String())}, {},
-                                        {"p"}, {{"write-only", "true"}});
+  TableSchema schema =
+      WriterTestSchema({Field(0, "p", DataType::Int()), Field(1, "v", DataType::String())}, {}, {"p"}, {});
   std::string path = MakeTable(schema);
   std::vector<Row> model;
   auto write_commits = [&](int commits, int64_t first_identifier) {
@@ -310,7 +316,7 @@ TEST_F(TableWriteAppendCompactTest, BucketUnawareBinsFollowTheTargetSize) {
   // files fill a bin (2 kB), so 8 files become 4.
   TableSchema schema = WriterTestSchema({Field(0, "v", DataType::String())}, {}, {},
                                         {{"target-file-size", "1 kb"}, {"source.split.open-file-cost", "1 kb"},
-                                         {"compaction.small-file-ratio", "100"}, {"write-only", "true"}});
+                                         {"compaction.small-file-ratio", "100"}});
   std::string path = MakeTable(schema);
   std::vector<Row> model;
   {
@@ -330,25 +336,22 @@ TEST_F(TableWriteAppendCompactTest, BucketUnawareBinsFollowTheTargetSize) {
   EXPECT_EQ(testing::SortedRows(testing::ValueOrFail(testing::ReadTable(path), "read")), testing::SortedRows(model));
 }
 
-TEST_F(TableWriteAppendCompactTest, BucketUnawareWriterCompactsBesideTheWrites) {
-  // Two partitions, one small file each per commit, writers restarting now and then: each partition's
-  // small files are merged as they reach compaction.min.file-num (Paimon's default 5), so the live
-  // files stay few; every commit reads back exactly the rows written; the merges are COMPACT snapshots.
-  TableSchema schema =
-      WriterTestSchema({Field(0, "p", DataType::Int()), Field(1, "v", DataType::String())}, {}, {"p"}, {});
-  std::string path = MakeTable(schema);
-  std::mt19937 rng(11);
+// A streaming writer of a bucket-unaware table: two partitions, one small file each per commit,
+// writers restarting now and then; `options` add table options. Each commit reads back exactly the
+// rows written; returns the most live files a partition had after a commit.
+size_t RunUnawareStreamingModel(const std::string& path, const TableSchema& schema, int commits, uint32_t seed) {
+  std::mt19937 rng(seed);
   std::vector<Row> model;
   std::unique_ptr<TableWrite> w;
   size_t max_files = 0;
-  for (int64_t commit = 1; commit <= 60; ++commit) {
-    if (!w || rng() % 10 == 0) w = Writer(path, schema, "writer");
+  for (int64_t commit = 1; commit <= commits; ++commit) {
+    if (!w || rng() % 10 == 0) w = StreamingWriter(path, schema, "writer");
     for (int64_t p : {1, 2}) {
       const int rows = 1 + static_cast<int>(rng() % 20);
       for (int i = 0; i < rows; ++i) {
-        Row row{I(p), Datum("r" + std::to_string(model.size()))};
+        Row row{I(p), Datum("r" + std::to_string(model.size()) + std::string(rng() % 64, 'x'))};
         model.push_back(row);
-        ASSERT_TRUE(w->Write(RowKind::kInsert, row).ok());
+        EXPECT_TRUE(w->Write(RowKind::kInsert, row).ok());
       }
     }
     auto messages = testing::ValueOrFail(w->PrepareCommit(), "PrepareCommit");
@@ -356,37 +359,86 @@ TEST_F(TableWriteAppendCompactTest, BucketUnawareWriterCompactsBesideTheWrites) 
       EXPECT_EQ(m.bucket, 0);
       for (const auto& f : m.compact_after) EXPECT_EQ(f.file_source, static_cast<int32_t>(FileSource::kCompact));
     }
-    ASSERT_TRUE(testing::CommitMessages(path, messages, "writer", commit).ok());
-    ASSERT_EQ(testing::SortedRows(testing::ValueOrFail(testing::ReadTable(path), "read")), testing::SortedRows(model))
+    auto committed = testing::CommitMessages(path, messages, "writer", commit);
+    EXPECT_TRUE(committed.ok()) << committed.status().ToString();
+    EXPECT_EQ(testing::SortedRows(testing::ValueOrFail(testing::ReadTable(path), "read")), testing::SortedRows(model))
         << "after commit " << commit;
-    auto files = FilesByBucket(path);
-    ASSERT_EQ(files.size(), 2u);
-    for (const auto& [where, list] : files) max_files = std::max(max_files, list.size());
+    for (const auto& [where, list] : FilesByBucket(path)) max_files = std::max(max_files, list.size());
+    if (::testing::Test::HasFailure()) break;
   }
-  // At most min-file-num - 1 files wait, plus the merged one, plus those flushed while a merge ran.
-  EXPECT_LE(max_files, 8u);
-  EXPECT_GE(CountSnapshots(path, CommitKind::kCompact), 10);
-  // 60 commits wrote 60 files per partition; what is live is a few merged files and the newest.
-  for (const auto& [where, list] : FilesByBucket(path)) EXPECT_LE(list.size(), 6u);
+  return max_files;
+}
 
+TEST_F(TableWriteAppendCompactTest, BucketUnawareWriterCompactsBesideTheWrites) {
+  // Each partition's small files are merged once compaction.min.file-num (Paimon's default 5) of them
+  // are about the same size, so the live files stay few; the merges are COMPACT snapshots.
+  TableSchema schema =
+      WriterTestSchema({Field(0, "p", DataType::Int()), Field(1, "v", DataType::String())}, {}, {"p"}, {});
+  std::string path = MakeTable(schema);
+  size_t max_files = RunUnawareStreamingModel(path, schema, 60, 11);
+  ASSERT_FALSE(HasFailure());
+  // 60 commits wrote 60 files per partition: a few wait per size class, one merge may be running.
+  EXPECT_LE(max_files, 14u);
+  EXPECT_GE(CountSnapshots(path, CommitKind::kCompact), 10);
+  // A batch writer (`tide write`) leaves them, as Java's batch writes do.
+  auto batch = Writer(path, schema, "batch");
+  for (int64_t commit = 1; commit <= 6; ++commit) {
+    ASSERT_TRUE(batch->Write(RowKind::kInsert, Row{I(1), Datum("batch")}).ok());
+    auto messages = testing::ValueOrFail(batch->PrepareCommit(), "PrepareCommit");
+    for (const auto& m : messages) EXPECT_TRUE(m.compact_before.empty());
+    ASSERT_TRUE(testing::CommitMessages(path, messages, "batch", commit).ok());
+  }
   // `tide compact --full` merges what is left of each partition into one file.
   ASSERT_EQ(CompactAndCommit(path, schema, true).outcome, CommitOutcome::kCommitted);
   for (const auto& [where, list] : FilesByBucket(path)) EXPECT_EQ(list.size(), 1u);
-  EXPECT_EQ(testing::SortedRows(testing::ValueOrFail(testing::ReadTable(path), "read")), testing::SortedRows(model));
 }
 
-TEST_F(TableWriteAppendCompactTest, BucketUnawareFilesAtTheCompactionSizeAreLeftAlone) {
-  // With a 1-byte target every file is at the compaction file size: nothing is ever merged, and the
-  // writer keeps no list of them.
-  TableSchema schema = WriterTestSchema({Field(0, "v", DataType::String())}, {}, {}, {{"target-file-size", "1 b"}});
+TEST_F(TableWriteAppendCompactTest, BucketUnawareMergesWithinACommitPeriod) {
+  // A tiny write buffer flushes several times between commits and commit.force-compact waits for
+  // every merge: files are merged before their first commit (the APPEND adds them, the COMPACT deletes
+  // them) and merged outputs again before theirs (intermediate files, deleted).
+  TableSchema schema = WriterTestSchema({Field(0, "p", DataType::Int()), Field(1, "v", DataType::String())}, {},
+                                        {"p"}, {{"write-buffer-size", "2 kb"}, {"commit.force-compact", "true"}});
   std::string path = MakeTable(schema);
-  auto w = Writer(path, schema, "writer");
-  for (int64_t commit = 1; commit <= 8; ++commit) {
-    ASSERT_TRUE(w->Write(RowKind::kInsert, Row{Datum("row " + std::to_string(commit))}).ok());
-    ASSERT_TRUE(testing::CommitMessages(path, w->PrepareCommit().value(), "writer", commit).ok());
+  RunUnawareStreamingModel(path, schema, 25, 5);
+  ASSERT_FALSE(HasFailure());
+  EXPECT_GE(CountSnapshots(path, CommitKind::kCompact), 5);
+}
+
+TEST_F(TableWriteAppendCompactTest, ABigMergedFileWaitsForNewFilesOfItsSize) {
+  // Java's last bin would take the merged file with every four new ones (rewriting it at every fifth
+  // commit); here it joins only once the small files together reach its size.
+  TableSchema schema = WriterTestSchema({Field(0, "v", DataType::String())}, {}, {}, {});
+  std::string path = MakeTable(schema);
+  int64_t identifier = 0;
+  {
+    auto w = Writer(path, schema, "loader");  // one large file
+    for (int i = 0; i < 20000; ++i) ASSERT_TRUE(w->Write(RowKind::kInsert, Row{Datum("big row " + std::to_string(i))}).ok());
+    ASSERT_TRUE(testing::CommitMessages(path, w->PrepareCommit().value(), "loader", ++identifier).ok());
   }
-  EXPECT_EQ(FilesByBucket(path).begin()->second.size(), 8u);
-  EXPECT_EQ(CountSnapshots(path, CommitKind::kCompact), 0);
+  ASSERT_EQ(FilesByBucket(path).begin()->second.size(), 1u);
+  const std::string big = FilesByBucket(path).begin()->second.at(0).file_name;
+  auto w = StreamingWriter(path, schema, "writer");
+  for (int commit = 0; commit < 12; ++commit) {
+    ASSERT_TRUE(w->Write(RowKind::kInsert, Row{Datum("r" + std::to_string(commit))}).ok());
+    auto messages = testing::ValueOrFail(w->PrepareCommit(), "PrepareCommit");
+    for (const auto& m : messages) {
+      for (const auto& f : m.compact_before) EXPECT_NE(f.file_name, big) << "commit " << commit;
+    }
+    ASSERT_TRUE(testing::CommitMessages(path, messages, "writer", ++identifier).ok());
+  }
+  ASSERT_TRUE(testing::CommitMessages(path, w->PrepareCommit().value(), "writer", ++identifier).ok());
+  // The small files were merged among themselves; the big one is untouched.
+  EXPECT_GE(CountSnapshots(path, CommitKind::kCompact), 2);
+  bool big_live = false;
+  std::string live;
+  const auto files = FilesByBucket(path);
+  for (const auto& f : files.begin()->second) {
+    big_live |= f.file_name == big;
+    live += " " + f.file_name + " (" + std::to_string(f.file_size) + " bytes)";
+  }
+  EXPECT_TRUE(big_live) << big << " is not among the live files:" << live;
+  EXPECT_EQ(testing::ValueOrFail(testing::ReadTable(path), "read").size(), 20012u);
 }
 
 }  // namespace
