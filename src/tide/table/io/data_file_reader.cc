@@ -76,6 +76,13 @@ class NativeParquetRowReader final : public DataFileRowReader {
     if (options.select_row_groups) {
       TIDE_RETURN_IF_ERROR(reader->native_->SelectRowGroups(options.select_row_groups(reader->native_->footer())));
     }
+    for (const auto& [column, value] : options.native_row_equals) {
+      if (column >= columns.size()) {
+        return Status::InvalidArgument("table {}: a row filter names column {} of the {} read from {}", table_name,
+                                       column, columns.size(), path);
+      }
+    }
+    reader->row_equals_ = options.native_row_equals;
     return std::unique_ptr<DataFileRowReader>(std::move(reader));
   }
 
@@ -98,8 +105,16 @@ class NativeParquetRowReader final : public DataFileRowReader {
     const idx_t n = chunk.size();
     const auto* numbers = static_cast<const int64_t*>(duckdb_vector_get_data(chunk.column(decoders_.size())));
     for (size_t c = 0; c < decoders_.size(); ++c) decoders_[c]->Bind(chunk.column(c));
-    rows->reserve(rows->size() + n);
+    if (row_equals_.empty()) rows->reserve(rows->size() + n);
     for (idx_t r = 0; r < n; ++r) {
+      bool passed_over = false;
+      for (const auto& [column, value] : row_equals_) {
+        if (CompareDatum(decoders_[column]->Get(r), value) != 0) {
+          passed_over = true;
+          break;
+        }
+      }
+      if (passed_over) continue;
       positions->push_back(numbers[r]);
       Row& row = rows->emplace_back();
       row.reserve(decoders_.size());
@@ -117,6 +132,7 @@ class NativeParquetRowReader final : public DataFileRowReader {
   const DuckDB* database_ = nullptr;
   std::unique_ptr<ParquetChunkReader> native_;
   std::vector<std::unique_ptr<VectorDecoder>> decoders_;
+  std::vector<std::pair<size_t, Datum>> row_equals_;  // DataFileReadOptions::native_row_equals
   std::unique_ptr<DataFileRowReader> rest_;  // DuckDB, from the first row the chunk reader could not decode
 };
 

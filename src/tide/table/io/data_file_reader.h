@@ -48,6 +48,10 @@ struct DataFileReadOptions {
   // (one entry per group; unset reads all). For point lookups, which read a few rows of a few files.
   bool native = false;
   std::function<std::vector<bool>(const ParquetFooter&)> select_row_groups;
+  // With `native`: rows whose columns (by index into the columns read) do not equal these values are
+  // passed over before they are built (a point read's key: only its few rows are materialized). Other
+  // readers may return them, so the caller still checks its rows.
+  std::vector<std::pair<size_t, Datum>> native_row_equals;
 };
 
 // The in-memory DuckDB database that reads data files, shared by the process (each reader opens its own

@@ -1,7 +1,7 @@
 // OpenDataFile's two Parquet paths agree: Tide's own reader (DataFileReadOptions::native, for point
 // lookups) returns the rows and positions a DuckDB query returns; a file it cannot decode (DuckDB's V2
 // pages bring DELTA encodings) is read on by DuckDB from the first row not returned; a row-group
-// selection leaves the other groups' rows out.
+// selection leaves the other groups' rows out; a row filter builds only the rows it matches.
 #include "tide/table/io/data_file_reader.h"
 
 #include <gtest/gtest.h>
@@ -91,6 +91,41 @@ TEST(DataFileReaderTest, TidesParquetReaderMatchesDuckDBAndHandsOverWhatItCannot
       EXPECT_EQ(static_cast<int64_t>(group->rows.size()), count);
     }
   }
+}
+
+TEST(DataFileReaderTest, TidesParquetReaderBuildsOnlyTheRowsOfARowFilter) {
+  // A point read's key: only rows whose columns equal the values come back (at their positions); a
+  // column index outside the columns read is refused.
+  testing::TempDir dir;
+  auto db = DataFileDatabase();
+  ASSERT_TRUE(db.ok());
+  auto conn = (*db)->Connect();
+  ASSERT_TRUE(conn.ok());
+  const std::string path = JoinPath(dir.path(), "data.parquet");
+  Status written = conn->Execute("COPY (SELECT g AS id, 'k' || (g % 3) AS s FROM range(10000) t(g)) TO " +
+                                 QuoteSqlString(path) + " (FORMAT parquet, ROW_GROUP_SIZE 3000)");
+  ASSERT_TRUE(written.ok()) << written.ToString();
+  const std::vector<ParquetColumnSpec> columns = {{"id", std::nullopt, DataType::BigInt()},
+                                                  {"s", std::nullopt, DataType::String()}};
+  DataFileReadOptions options;
+  options.native = true;
+  options.native_row_equals = {{0, Datum(int64_t{4321})}};
+  auto one = ReadAll(path, columns, options);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  EXPECT_EQ(one->rows, (std::vector<Row>{{Datum(int64_t{4321}), Datum(std::string("k1"))}}));
+  EXPECT_EQ(one->positions, (std::vector<int64_t>{4321}));
+
+  options.native_row_equals = {{1, Datum(std::string("k2"))}, {0, Datum(int64_t{8})}};
+  auto both = ReadAll(path, columns, options);
+  ASSERT_TRUE(both.ok()) << both.status().ToString();
+  EXPECT_EQ(both->positions, (std::vector<int64_t>{8}));
+  options.native_row_equals = {{1, Datum(std::string("k1"))}, {0, Datum(int64_t{8})}};
+  auto none = ReadAll(path, columns, options);
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_TRUE(none->rows.empty());
+
+  options.native_row_equals = {{2, Datum(int64_t{1})}};
+  EXPECT_TRUE(OpenDataFile(path, columns, "db.t", options).status().IsInvalidArgument());
 }
 
 TEST(DataFileReaderTest, MissingColumnIsCorruptionOnBothPaths) {

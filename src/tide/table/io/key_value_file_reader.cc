@@ -35,6 +35,7 @@ Result<std::unique_ptr<KeyValueFileReader>> KeyValueFileReader::Open(KeyValueFil
   const TableSchema& file_schema = *s.file_schema;
   std::vector<ParquetColumnSpec> columns;
   std::string filter_sql;
+  std::vector<std::pair<size_t, Datum>> row_equals;
   for (size_t i = 0; i < needed.size(); ++i) {
     const DataField& field = needed[i];
     FieldSource src;
@@ -52,9 +53,13 @@ Result<std::unique_ptr<KeyValueFileReader>> KeyValueFileReader::Open(KeyValueFil
       // Nested types are read in the file's shape but with the read schema's nested fields.
       columns.push_back(ParquetColumnSpec{ff.name, ff.id, src.needs_cast ? ff.type : field.type.WithNullable(true)});
       if (s.key_filter != nullptr && !src.needs_cast) {
-        // Pushed down so DuckDB skips row groups (files are sorted by key, so all but one or two).
+        // Pushed down so DuckDB skips row groups (files are sorted by key, so all but one or two), and
+        // so Tide's reader builds only the key's rows.
         for (size_t k = 0; k < s.key_filter->positions.size(); ++k) {
           if (s.key_filter->positions[k] != static_cast<int>(i)) continue;
+          if (!s.key_filter->values[k].is_null()) {
+            row_equals.emplace_back(static_cast<size_t>(src.column), s.key_filter->values[k]);
+          }
           std::string literal = KeyLiteral(s.key_filter->values[k], field.type);
           if (literal.empty()) continue;
           if (!filter_sql.empty()) filter_sql += " AND ";
@@ -82,6 +87,7 @@ Result<std::unique_ptr<KeyValueFileReader>> KeyValueFileReader::Open(KeyValueFil
     // A point read takes a few rows of a few files: Tide's reader spares a DuckDB query per file.
     read_options.native = true;
     read_options.select_row_groups = s.select_row_groups;
+    read_options.native_row_equals = std::move(row_equals);
   }
   TIDE_ASSIGN_OR_RETURN(reader->reader_, OpenDataFile(s.path, columns, s.table_name, read_options));
   return reader;
