@@ -47,6 +47,12 @@ class NativeParquetRowReader final : public DataFileRowReader {
                                                          const std::vector<ParquetColumnSpec>& columns,
                                                          const std::string& table_name,
                                                          const DataFileReadOptions& options) {
+    for (const auto& [column, value] : options.native_row_equals) {
+      if (column >= columns.size()) {
+        return Status::InvalidArgument("table {}: a row filter names column {} of the {} read from {}", table_name,
+                                       column, columns.size(), path);
+      }
+    }
     std::unique_ptr<NativeParquetRowReader> reader(new NativeParquetRowReader());
     reader->path_ = path;
     reader->columns_ = columns;
@@ -75,12 +81,6 @@ class NativeParquetRowReader final : public DataFileRowReader {
     TIDE_ASSIGN_OR_RETURN(reader->native_, ParquetChunkReader::Open(path, std::move(chunk_columns)));
     if (options.select_row_groups) {
       TIDE_RETURN_IF_ERROR(reader->native_->SelectRowGroups(options.select_row_groups(reader->native_->footer())));
-    }
-    for (const auto& [column, value] : options.native_row_equals) {
-      if (column >= columns.size()) {
-        return Status::InvalidArgument("table {}: a row filter names column {} of the {} read from {}", table_name,
-                                       column, columns.size(), path);
-      }
     }
     reader->row_equals_ = options.native_row_equals;
     return std::unique_ptr<DataFileRowReader>(std::move(reader));

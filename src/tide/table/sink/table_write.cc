@@ -413,29 +413,24 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
                           CompactionContext::Create(fs, w->table_path_, name, s, w->options_, w->config_.creation_time_ms));
     w->compaction_executor_ = std::make_unique<SerialExecutor>();
   }
-  if (!s.HasPrimaryKey() && w->num_buckets_ > 0 && !core.write_only()) {
-    if (core.deletion_vectors_enabled()) {
-      return Status::NotSupported(
-          "table {}: deletion vectors on an append table ('deletion-vectors.enabled') are not supported for writing "
-          "yet; set 'write-only' = 'true' to write without compacting",
-          name);
-    }
-    TIDE_ASSIGN_OR_RETURN(w->append_compaction_context_,
-                          AppendCompactContext::Create(fs, w->table_path_, name, s, w->options_,
-                                                       w->config_.creation_time_ms));
-    w->compaction_executor_ = std::make_unique<SerialExecutor>();
-    w->writer_compacts_append_ = true;
+  const bool fixed_append = !s.HasPrimaryKey() && w->num_buckets_ > 0 && !core.write_only();
+  if (fixed_append && core.deletion_vectors_enabled()) {
+    return Status::NotSupported(
+        "table {}: deletion vectors on an append table ('deletion-vectors.enabled') are not supported for writing "
+        "yet; set 'write-only' = 'true' to write without compacting",
+        name);
   }
   // Bucket-unaware append tables compact their partitions' small files as Java's streaming sink does
   // (its compaction coordinator), for writers that ask. Not with deletion vectors (which only another
   // engine's DELETE makes: their compaction must rewrite the vectors too), nor where Java's sink does
   // not either (row tracking and data evolution keep row ids; incremental clustering has its own).
-  const bool clustered = w->options_.Find("clustering.incremental").has_value() &&
-                         ToLower(std::string(Trim(*w->options_.Find("clustering.incremental")))) == "true";
-  if (config.compact_unaware_append && !s.HasPrimaryKey() && w->num_buckets_ == -1 && !core.write_only() &&
-      !core.deletion_vectors_enabled() && !core.row_tracking_enabled() && !core.data_evolution_enabled() &&
-      !clustered) {
-    TIDE_RETURN_IF_ERROR(AppendCompactPlanOptions::Of(w->options_, false).status());
+  auto clustering = w->options_.Find("clustering.incremental");
+  const bool clustered = clustering && ToLower(std::string(Trim(*clustering))) == "true";
+  const bool unaware_append = config.compact_unaware_append && !s.HasPrimaryKey() && w->num_buckets_ == -1 &&
+                              !core.write_only() && !core.deletion_vectors_enabled() &&
+                              !core.row_tracking_enabled() && !core.data_evolution_enabled() && !clustered;
+  if (unaware_append) TIDE_ASSIGN_OR_RETURN(w->unaware_plan_, AppendCompactPlanOptions::Of(w->options_, false));
+  if (fixed_append || unaware_append) {
     TIDE_ASSIGN_OR_RETURN(w->append_compaction_context_,
                           AppendCompactContext::Create(fs, w->table_path_, name, s, w->options_,
                                                        w->config_.creation_time_ms));
@@ -653,9 +648,9 @@ Result<TableWrite::BucketWriter*> TableWrite::CreateBucketWriter(std::string key
           std::move(files), compaction_executor_.get(), append_compaction_context_.get(), raw->paths.bucket_dir(),
           BucketedAppendCompactOptions::Of(options_));
     } else {
-      TIDE_ASSIGN_OR_RETURN(AppendCompactPlanOptions plan, AppendCompactPlanOptions::Of(options_, false));
       auto unaware = std::make_unique<UnawareAppendCompactManager>(
-          std::move(files), compaction_executor_.get(), append_compaction_context_.get(), raw->paths.bucket_dir(), plan);
+          std::move(files), compaction_executor_.get(), append_compaction_context_.get(), raw->paths.bucket_dir(),
+          unaware_plan_);
       raw->unaware_compact = unaware.get();
       raw->append_compact = std::move(unaware);
     }
@@ -728,7 +723,7 @@ Status TableWrite::SyncCompaction(BucketWriter* w, bool blocking) {
     metrics_.compaction_wait_micros += std::chrono::duration_cast<std::chrono::microseconds>(
                                            std::chrono::steady_clock::now() - wait_started).count();
   }
-  if (!failed.ok() && w->append_compact && num_buckets_ == -1) {
+  if (!failed.ok() && w->unaware_compact) {
     // A bucket-unaware partition's merge is an optimisation over files another engine may compact and
     // expire meanwhile: it is given up (its inputs stay as they are, and are not planned again by this
     // writer), and the writes go on.
@@ -1086,7 +1081,7 @@ Status TableWrite::AddFlushedFiles(BucketWriter* w, FlushedFiles files) {
 BucketFileCounts TableWrite::FileCounts() const {
   BucketFileCounts counts;
   for (const auto& [key, w] : writers_) {
-    if (w->append_compact && num_buckets_ == -1) continue;  // knows only a partition's small files
+    if (w->unaware_compact) continue;  // knows only a partition's small files
     if (w->append_compact) {
       const auto files = static_cast<int64_t>(w->append_compact->FileCount());
       ++counts.buckets;

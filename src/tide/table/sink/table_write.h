@@ -347,6 +347,7 @@ class TableWrite {
   // compaction_executor_, and writer_compacts_append_; else made by Compact for bucket-unaware ones).
   std::unique_ptr<AppendCompactContext> append_compaction_context_;
   bool writer_compacts_append_ = false;
+  AppendCompactPlanOptions unaware_plan_;  // bucket-unaware tables that compact beside the writes
   // Lookup tables: what lookup compaction does, and the names of new DV index files
   // (`index-<uuid>-<n>`, the counter shared by the buckets).
   LookupOptions lookup_;
