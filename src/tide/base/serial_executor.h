@@ -1,6 +1,7 @@
 // SerialExecutor: one worker thread that runs submitted tasks one after another, in submission order
 // (Java's single-thread ExecutorService, as a Paimon writer's compaction executor). The thread starts
-// with the first task. The destructor waits for the tasks already submitted, then joins.
+// with the first task. The destructor waits for the tasks already submitted, then joins. A background
+// executor's thread runs at a lower CPU priority (thread_priority.h).
 //
 // Thread-safety: Submit may be called from any thread; tasks run on the worker thread only.
 #pragma once
@@ -13,11 +14,14 @@
 #include <mutex>
 #include <thread>
 
+#include "tide/base/thread_priority.h"
+
 namespace tide {
 
 class SerialExecutor {
  public:
-  SerialExecutor() = default;
+  enum class Priority { kNormal, kBackground };
+  explicit SerialExecutor(Priority priority = Priority::kNormal) : priority_(priority) {}
   ~SerialExecutor() {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -45,6 +49,7 @@ class SerialExecutor {
 
  private:
   void Run() {
+    if (priority_ == Priority::kBackground) LowerCurrentThreadPriority();
     while (true) {
       std::function<void()> task;
       {
@@ -58,6 +63,7 @@ class SerialExecutor {
     }
   }
 
+  const Priority priority_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;

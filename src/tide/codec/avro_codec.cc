@@ -7,6 +7,7 @@
 #include <zstd.h>
 
 #include "tide/base/bytes.h"
+#include "tide/codec/zstd_context.h"
 
 namespace tide {
 
@@ -106,22 +107,20 @@ Status ZstdCompress(int level, std::string_view input, std::string* out) {
     return Status::InvalidArgument("zstandard level {} is not in {}..{}", level, ZSTD_minCLevel(), ZSTD_maxCLevel());
   }
   out->resize(ZSTD_compressBound(input.size()));
-  size_t n = ZSTD_compress(out->data(), out->size(), input.data(), input.size(), level);
+  ZSTD_CCtx* context = ThreadZstdCompressContext();
+  if (context == nullptr) return Status::Internal("cannot create a zstd compression context");
+  size_t n = ZSTD_compressCCtx(context, out->data(), out->size(), input.data(), input.size(), level);
   if (ZSTD_isError(n)) return Status::Internal("zstd compression failed: {}", ZSTD_getErrorName(n));
   out->resize(n);
   return Status::OK();
 }
 
-struct ZstdDCtxDeleter {
-  void operator()(ZSTD_DCtx* ctx) const { ZSTD_freeDCtx(ctx); }
-};
-
 Status ZstdDecompress(std::string_view input, size_t max_output, std::string* out) {
   if (input.empty()) return Status::OK();
-  std::unique_ptr<ZSTD_DCtx, ZstdDCtxDeleter> ctx(ZSTD_createDCtx());
-  if (ctx == nullptr) return Status::Internal("ZSTD_createDCtx failed");
+  ZSTD_DCtx* ctx = ThreadZstdDecompressContext();
+  if (ctx == nullptr) return Status::Internal("cannot create a zstd decompression context");
   // Bound the window so a corrupt header cannot ask for a huge allocation.
-  ZSTD_DCtx_setParameter(ctx.get(), ZSTD_d_windowLogMax, 27);
+  ZSTD_DCtx_setParameter(ctx, ZSTD_d_windowLogMax, 27);
   unsigned long long hint = ZSTD_getFrameContentSize(input.data(), input.size());
   if (hint != ZSTD_CONTENTSIZE_UNKNOWN && hint != ZSTD_CONTENTSIZE_ERROR && hint <= max_output) {
     out->resize(static_cast<size_t>(hint));
@@ -133,7 +132,7 @@ Status ZstdDecompress(std::string_view input, size_t max_output, std::string* ou
       return Status::Corruption("zstandard block expands past {} bytes", max_output);
     }
     ZSTD_outBuffer o{out->data(), out->size(), used};
-    size_t ret = ZSTD_decompressStream(ctx.get(), &o, &in);
+    size_t ret = ZSTD_decompressStream(ctx, &o, &in);
     if (ZSTD_isError(ret)) return Status::Corruption("zstandard block does not decompress: {}", ZSTD_getErrorName(ret));
     used = o.pos;
     if (ret == 0 && in.pos == in.size) break;  // every frame complete, all input used

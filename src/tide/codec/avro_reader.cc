@@ -367,7 +367,7 @@ Status AvroReader::ReadHeader() {
 
   const std::string* schema_json = FindMetadata("avro.schema");
   if (schema_json == nullptr) return Status::Corruption("header has no avro.schema entry");
-  auto schema = AvroSchema::Parse(*schema_json);
+  auto schema = AvroSchema::ParseCached(*schema_json);
   if (!schema.ok()) return Status::Corruption("header avro.schema is not a valid schema: {}", schema.status().message());
   schema_ = std::move(schema).value();
   const std::string* codec_name = FindMetadata("avro.codec");

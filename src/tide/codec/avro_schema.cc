@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <nlohmann/json.hpp>
@@ -411,6 +414,24 @@ Result<AvroSchema> AvroSchema::Parse(std::string_view json) {
     return Status::InvalidArgument("Avro schema could not be parsed: {}", e.what());
   }
   return AvroSchema(std::move(tree));
+}
+
+Result<AvroSchema> AvroSchema::ParseCached(std::string_view json) {
+  // A handful of texts in practice (a manifest's, a manifest list's, an index manifest's per table
+  // version); the cache starts over when a process reads many more.
+  static constexpr size_t kMaxEntries = 64;
+  static std::mutex mu;
+  static std::unordered_map<std::string, AvroSchema>* cache = new std::unordered_map<std::string, AvroSchema>();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache->find(std::string(json));
+    if (it != cache->end()) return it->second;
+  }
+  TIDE_ASSIGN_OR_RETURN(AvroSchema schema, Parse(json));
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache->size() >= kMaxEntries) cache->clear();
+  cache->emplace(std::string(json), schema);
+  return schema;
 }
 
 const AvroNode& AvroSchema::root() const { return *tree_->root; }

@@ -154,6 +154,9 @@ class AvroSchema {
   // Parses a schema from its JSON text. InvalidArgument, saying what and where, if the text is not
   // JSON or not a valid Avro schema.
   static Result<AvroSchema> Parse(std::string_view json);
+  // Parse, through a process-wide cache of the schema texts parsed last: every manifest file of a
+  // table carries the same schema text, and parsing it was a tenth of a commit's CPU. Thread-safe.
+  static Result<AvroSchema> ParseCached(std::string_view json);
 
   // REQUIRES: *this came from Parse() (a default-constructed schema has no root).
   const AvroNode& root() const;

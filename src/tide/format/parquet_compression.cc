@@ -4,6 +4,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "tide/codec/zstd_context.h"
+
 namespace tide {
 
 std::optional<ParquetCodec> ParquetCodecNamed(std::string_view name) {
@@ -40,9 +42,7 @@ Status Gzip(std::string_view input, std::string* out) {
 ParquetPageCompressor::ParquetPageCompressor(ParquetCodec codec, int zstd_level)
     : codec_(codec), zstd_level_(zstd_level) {}
 
-ParquetPageCompressor::~ParquetPageCompressor() {
-  if (zstd_context_ != nullptr) ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(zstd_context_));
-}
+ParquetPageCompressor::~ParquetPageCompressor() = default;
 
 Status ParquetPageCompressor::Compress(std::string_view input, std::string* out) {
   switch (codec_) {
@@ -59,13 +59,10 @@ Status ParquetPageCompressor::Compress(std::string_view input, std::string* out)
     case ParquetCodec::kGzip:
       return Gzip(input, out);
     case ParquetCodec::kZstd: {
-      if (zstd_context_ == nullptr) {
-        zstd_context_ = ZSTD_createCCtx();
-        if (zstd_context_ == nullptr) return Status::Internal("cannot create a zstd compression context");
-      }
+      ZSTD_CCtx* context = ThreadZstdCompressContext();
+      if (context == nullptr) return Status::Internal("cannot create a zstd compression context");
       out->resize(ZSTD_compressBound(input.size()));
-      size_t n = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(zstd_context_), out->data(), out->size(), input.data(),
-                                   input.size(), zstd_level_);
+      size_t n = ZSTD_compressCCtx(context, out->data(), out->size(), input.data(), input.size(), zstd_level_);
       if (ZSTD_isError(n)) return Status::Internal("zstd compression of a Parquet page failed: {}", ZSTD_getErrorName(n));
       out->resize(n);
       return Status::OK();

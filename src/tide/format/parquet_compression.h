@@ -21,7 +21,7 @@ enum class ParquetCodec : int32_t { kUncompressed = 0, kSnappy = 1, kGzip = 2, k
 // The codec named `name` (case-sensitive, as the options hold it), or nullopt if Tide cannot write it.
 std::optional<ParquetCodec> ParquetCodecNamed(std::string_view name);
 
-// Compresses page bodies with one codec; keeps a zstd context between pages.
+// Compresses page bodies with one codec (zstd through the thread's reused context: zstd_context.h).
 // Thread-safety: one compressor per thread (writers own theirs).
 class ParquetPageCompressor {
  public:
@@ -38,7 +38,6 @@ class ParquetPageCompressor {
  private:
   ParquetCodec codec_;
   int zstd_level_;
-  void* zstd_context_ = nullptr;  // ZSTD_CCtx*, created on first use
 };
 
 }  // namespace tide

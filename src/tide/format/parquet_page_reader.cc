@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "tide/base/bytes.h"
+#include "tide/codec/zstd_context.h"
 #include "tide/format/thrift_compact.h"
 
 namespace tide {
@@ -86,10 +87,6 @@ Status ReadParquetPageHeader(std::string_view* data, ParquetPageHeader* h, const
   return Status::OK();
 }
 
-ParquetPageDecompressor::~ParquetPageDecompressor() {
-  if (zstd_ != nullptr) ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(zstd_));
-}
-
 bool ParquetPageDecompressor::Supports(int32_t codec) { return codec == 0 || codec == 1 || codec == 2 || codec == 6; }
 
 Result<std::string_view> ParquetPageDecompressor::Decompress(int32_t codec, std::string_view in,
@@ -135,11 +132,9 @@ Result<std::string_view> ParquetPageDecompressor::Decompress(int32_t codec, std:
       break;
     }
     case 6: {  // ZSTD
-      if (zstd_ == nullptr) {
-        zstd_ = ZSTD_createDCtx();
-        if (zstd_ == nullptr) return Status::Internal("cannot create a zstd decompression context");
-      }
-      size_t n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(zstd_), out, size, in.data(), in.size());
+      ZSTD_DCtx* context = ThreadZstdDecompressContext();
+      if (context == nullptr) return Status::Internal("cannot create a zstd decompression context");
+      size_t n = ZSTD_decompressDCtx(context, out, size, in.data(), in.size());
       if (ZSTD_isError(n) || n != size) {
         return Status::Corruption("{}: zstd data does not decompress to the declared {} bytes", what, size);
       }

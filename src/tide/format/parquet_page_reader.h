@@ -46,11 +46,11 @@ struct ParquetPageHeader {
 // Parses the page header at the front of *data and removes it (not the page body) from *data.
 Status ReadParquetPageHeader(std::string_view* data, ParquetPageHeader* header, const std::string& what);
 
-// Decompresses page bodies of one column chunk's codec.
+// Decompresses page bodies of one column chunk's codec (zstd through the thread's reused context:
+// tide/codec/zstd_context.h).
 class ParquetPageDecompressor {
  public:
   ParquetPageDecompressor() = default;
-  ~ParquetPageDecompressor();
   ParquetPageDecompressor(const ParquetPageDecompressor&) = delete;
   ParquetPageDecompressor& operator=(const ParquetPageDecompressor&) = delete;
 
@@ -62,9 +62,6 @@ class ParquetPageDecompressor {
   // if the data does not decompress to exactly the declared size; NotSupported for other codecs.
   Result<std::string_view> Decompress(int32_t codec, std::string_view in, int64_t uncompressed_size,
                                       std::string* buffer, const std::string& what);
-
- private:
-  void* zstd_ = nullptr;  // ZSTD_DCtx*, created on first use
 };
 
 // The RLE / bit-packed hybrid encoding (without a length prefix) of values `bit_width` bits wide.

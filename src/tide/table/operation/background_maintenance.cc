@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "tide/base/logging.h"
+#include "tide/base/thread_priority.h"
 
 namespace tide {
 
@@ -42,6 +43,7 @@ BackgroundMaintenanceStats BackgroundMaintenance::stats() const {
 }
 
 void BackgroundMaintenance::Loop() {
+  LowerCurrentThreadPriority();  // expiry may wait; the sync's commits may not
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
     cv_.wait(lock, [this] { return stopping_ || pending_; });

@@ -411,7 +411,7 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
   if (s.HasPrimaryKey() && !core.write_only()) {
     TIDE_ASSIGN_OR_RETURN(w->compaction_context_,
                           CompactionContext::Create(fs, w->table_path_, name, s, w->options_, w->config_.creation_time_ms));
-    w->compaction_executor_ = std::make_unique<SerialExecutor>();
+    w->compaction_executor_ = std::make_unique<SerialExecutor>(SerialExecutor::Priority::kBackground);
   }
   const bool fixed_append = !s.HasPrimaryKey() && w->num_buckets_ > 0 && !core.write_only();
   if (fixed_append && core.deletion_vectors_enabled()) {
@@ -434,7 +434,7 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
     TIDE_ASSIGN_OR_RETURN(w->append_compaction_context_,
                           AppendCompactContext::Create(fs, w->table_path_, name, s, w->options_,
                                                        w->config_.creation_time_ms));
-    w->compaction_executor_ = std::make_unique<SerialExecutor>();
+    w->compaction_executor_ = std::make_unique<SerialExecutor>(SerialExecutor::Priority::kBackground);
     w->writer_compacts_append_ = true;
   }
   return w;

@@ -1,0 +1,47 @@
+#include "tide/base/serial_executor.h"
+
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <vector>
+
+namespace tide {
+namespace {
+
+int CurrentThreadNice() { return ::getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid))); }
+
+TEST(SerialExecutorTest, RunsTasksInSubmissionOrder) {
+  std::vector<int> order;
+  std::vector<std::future<int>> results;
+  {
+    SerialExecutor executor;
+    for (int i = 0; i < 20; ++i) {
+      results.push_back(executor.Submit<int>([&order, i] {
+        order.push_back(i);
+        return i * i;
+      }));
+    }
+  }  // the destructor waits for every task submitted
+  ASSERT_EQ(order.size(), 20u);
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(order[static_cast<size_t>(i)], i);
+    EXPECT_EQ(results[static_cast<size_t>(i)].get(), i * i);
+  }
+}
+
+TEST(SerialExecutorTest, ABackgroundExecutorRunsItsTasksAtALowerPriorityThanTheCaller) {
+  const int caller = CurrentThreadNice();
+  SerialExecutor normal;
+  SerialExecutor background(SerialExecutor::Priority::kBackground);
+  const int normal_nice = normal.Submit<int>(CurrentThreadNice).get();
+  const int background_nice = background.Submit<int>(CurrentThreadNice).get();
+  EXPECT_EQ(normal_nice, caller);
+  EXPECT_EQ(background_nice, std::min(19, caller + kBackgroundNiceIncrement));
+  // The caller's own priority is untouched: the nice value is per thread.
+  EXPECT_EQ(CurrentThreadNice(), caller);
+}
+
+}  // namespace
+}  // namespace tide
