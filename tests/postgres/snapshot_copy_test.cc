@@ -53,6 +53,8 @@ TEST(SnapshotCopyTest, CopiesLargeTableInParallelRangesAndPartitionsUnderRoot) {
   options.split_pages = 64;  // copy_big has ~600 pages: many ranges
   options.batch_rows = 1000;
   options.queue_batches = 4;
+  // copy_big's rows get room for 9 values (a consumer appending 5), copy_part's none beyond their own.
+  options.row_capacity[PgTableName{"public", "copy_big"}] = 9;
   auto copy = SnapshotCopy::Start(options, {{"public", "copy_big"}, {"public", "copy_part"}});
   ASSERT_TRUE(copy.ok()) << copy.status().ToString();
   exported.conn.reset();  // the export may end now
@@ -66,7 +68,14 @@ TEST(SnapshotCopyTest, CopiesLargeTableInParallelRangesAndPartitionsUnderRoot) {
     EXPECT_EQ((*batch)->snapshot_lsn, exported.slot.consistent_point);
     EXPECT_LE((*batch)->rows.size(), 1000u);
     auto& dest = rows[(*batch)->relation->table.ToString()];
-    for (auto& r : (*batch)->rows) dest.push_back(std::move(r));
+    const bool big = (*batch)->relation->table.name == "copy_big";
+    for (auto& r : (*batch)->rows) {
+      EXPECT_EQ(r.size(), big ? 4u : 2u);
+      if (big) {
+        EXPECT_GE(r.capacity(), 9u);
+      }
+      dest.push_back(std::move(r));
+    }
     if ((*batch)->table_complete) ++completes[(*batch)->relation->table.ToString()];
   }
   EXPECT_GT((*copy)->stats().ranges, 6u);

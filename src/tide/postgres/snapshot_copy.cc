@@ -348,6 +348,10 @@ Status SnapshotCopy::RunTask(PgConnection* conn, const Task& task) {
   std::vector<Row> rows;
   size_t filled = 0;
   size_t batch_bytes = 0;
+  size_t row_capacity = columns;
+  if (auto it = options_.row_capacity.find(relation->table); it != options_.row_capacity.end()) {
+    row_capacity = std::max(row_capacity, it->second);
+  }
   uint64_t copy_bytes = 0;
   auto ship = [&](bool table_complete) -> bool {
     rows.resize(filled);
@@ -366,6 +370,7 @@ Status SnapshotCopy::RunTask(PgConnection* conn, const Task& task) {
   auto on_row = [&](const std::vector<std::optional<std::string_view>>& fields) -> Status {
     if (filled == rows.size()) rows.emplace_back();
     Row& row = rows[filled];
+    if (row.capacity() < row_capacity) row.reserve(row_capacity);
     row.resize(columns);
     for (size_t i = 0; i < columns; ++i) {
       const auto& field = fields[i];

@@ -29,6 +29,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -54,6 +55,9 @@ struct SnapshotCopyOptions {
   size_t batch_rows = 4096;
   size_t batch_bytes = 4u << 20;
   size_t queue_batches = 8;
+  // Room for values each row of a table is allocated with (at least its column count): the consumer's
+  // width when it appends values (computed columns), so its rows need not grow. Tables not named: none.
+  std::map<PgTableName, size_t> row_capacity;
   // Tests only: called each time the first session holds its locks, before the others ask for theirs.
   std::function<void()> on_first_session_locked;
 };

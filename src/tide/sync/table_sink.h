@@ -107,6 +107,10 @@ class TableSink {
 
   const std::string& table_name() const { return table_name_; }
   const TableSchema& schema() const { return schema_; }
+  // The values a source row grows to on its way into the table (its columns, the computed ones appended,
+  // then the target's width): the initial copy allocates its rows with this room (SnapshotCopyOptions::
+  // row_capacity), so they are not grown again row by row.
+  size_t TargetRowCapacity() const { return schema_.fields.size() + computed_specs_.size(); }
   const SinkPosition& committed() const { return committed_; }
   // Whether the transaction that committed at `commit_lsn` is already in the table (for `source`: also
   // when it is at or below that source's own copy position).
