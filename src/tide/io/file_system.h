@@ -61,6 +61,13 @@ class FileSystem {
   virtual Result<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) = 0;
   // Renames `from` to `to`; fails with AlreadyExists if `to` exists (never replaces it).
   virtual Status RenameNoReplace(const std::string& from, const std::string& to) = 0;
+  // Gives the immutable file `from` a second name `to` (a hard link): no byte is copied, and deleting
+  // either name leaves the other whole. AlreadyExists if `to` exists; NotSupported where the file
+  // system has no links (the caller copies instead). The new name is durable once `to`'s directory is
+  // synced.
+  virtual Status LinkFile(const std::string& from, const std::string& to) {
+    return Status::NotSupported("linking {} to {} is not supported by this file system", from, to);
+  }
 
   // Writes `data` durably to `path` unless `path` exists: a temporary file in the same directory, fsync,
   // then a no-replace rename. AlreadyExists if another writer got there first; no partial file is ever

@@ -249,6 +249,17 @@ class LocalFileSystem final : public FileSystem {
     return ErrnoStatus("rename to", to, err);
   }
 
+  Status LinkFile(const std::string& from, const std::string& to) override {
+    if (::link(from.c_str(), to.c_str()) == 0) return Status::OK();
+    const int err = errno;
+    // Folders on other devices, file systems without links (some FUSE and network mounts), a file at
+    // its link limit: the caller copies.
+    if (err == EXDEV || err == EPERM || err == ENOTSUP || err == EOPNOTSUPP || err == EMLINK || err == ENOSYS) {
+      return Status::NotSupported("cannot link {} to {}: {}", from, to, std::strerror(err));
+    }
+    return ErrnoStatus("link to", to, err);
+  }
+
   Status WriteFileAtomic(const std::string& path, std::string_view data) override {
     std::string tmp = TempName(path);
     {

@@ -1015,13 +1015,25 @@ Result<std::vector<DataFileMeta>> TableWrite::CopyAsChangelog(BucketWriter* w, c
     for (const auto& f : copies) fs_->DeleteFile(JoinPath(w->paths.bucket_dir(), f.file_name)).IgnoreError();
   };
   for (const DataFileMeta& data_file : data_files) {
+    DataFileMeta copy = data_file;
+    copy.file_name = w->paths.NewChangelogFileName();
+    // A second name for the same bytes where the file system links (files are immutable; expiry deletes
+    // each name on its own), else a copy.
+    Status linked = fs_->LinkFile(JoinPath(w->paths.bucket_dir(), data_file.file_name),
+                                  JoinPath(w->paths.bucket_dir(), copy.file_name));
+    if (linked.ok()) {
+      copies.push_back(std::move(copy));
+      continue;
+    }
+    if (!linked.IsNotSupported()) {
+      remove_copies();
+      return linked;
+    }
     Result<std::string> bytes = fs_->ReadFile(JoinPath(w->paths.bucket_dir(), data_file.file_name));
     if (!bytes.ok()) {
       remove_copies();
       return bytes.status();
     }
-    DataFileMeta copy = data_file;
-    copy.file_name = w->paths.NewChangelogFileName();
     const std::string path = JoinPath(w->paths.bucket_dir(), copy.file_name);
     Result<std::unique_ptr<WritableFile>> file = fs_->NewWritableFile(path);
     Status written = file.ok() ? (*file)->Append(*bytes) : file.status();

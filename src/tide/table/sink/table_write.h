@@ -304,8 +304,8 @@ class TableWrite {
   bool ParallelFlushes() const;
   // Flushes every buffer of `writers` (in parallel when allowed), booking the files in their order.
   Status FlushAll(const std::vector<BucketWriter*>& writers);
-  // Copies of `data_files` under changelog file names (changelog-producer=input, when the flush's
-  // changelog records are exactly its data records).
+  // `data_files` again under changelog file names (changelog-producer=input, when the flush's changelog
+  // records are exactly its data records): hard links where the file system has them, else copies.
   Result<std::vector<DataFileMeta>> CopyAsChangelog(BucketWriter* w, const std::vector<DataFileMeta>& data_files);
   Status Flush(BucketWriter* writer);
   // Closes the idle bucket writers (above); at the end of PrepareCommit.

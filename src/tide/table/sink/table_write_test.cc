@@ -1,6 +1,7 @@
 #include "tide/table/sink/table_write.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <map>
 #include <random>
@@ -417,6 +418,33 @@ TEST_F(TableWriteTest, AbortDeletesTheFilesOfFlushesAhead) {
   w->Abort();
   EXPECT_EQ(FileSystem::Local()->ListDir(path + "/bucket-0").value().size(), 0u);
   EXPECT_TRUE(w->PrepareCommit().value().empty());
+}
+
+// With every key once in a flush (an initial copy), the changelog file holds exactly the data file's
+// records: it is the same bytes under a second name (a hard link on a local file system), and each name
+// outlives the other.
+TEST_F(TableWriteTest, ChangelogOfUniqueKeysIsALinkToTheDataFile) {
+  TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())},
+                                        {"id"}, {}, {{"bucket", "1"}, {"changelog-producer", "input"}});
+  std::string path = MakeTable(schema);
+  auto w = Writer(path, schema);
+  for (int64_t k = 0; k < 100; ++k) ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(k), Datum("v")}).ok());
+  auto messages = w->PrepareCommit().value();
+  ASSERT_EQ(messages.size(), 1u);
+  ASSERT_EQ(messages[0].new_files.size(), 1u);
+  ASSERT_EQ(messages[0].changelog_files.size(), 1u);
+  const std::string data = path + "/bucket-0/" + messages[0].new_files[0].file_name;
+  const std::string changelog = path + "/bucket-0/" + messages[0].changelog_files[0].file_name;
+  EXPECT_EQ(messages[0].changelog_files[0].row_count, 100);
+  EXPECT_EQ(messages[0].changelog_files[0].file_size, messages[0].new_files[0].file_size);
+  struct stat data_stat {}, changelog_stat {};
+  ASSERT_EQ(::stat(data.c_str(), &data_stat), 0);
+  ASSERT_EQ(::stat(changelog.c_str(), &changelog_stat), 0);
+  EXPECT_EQ(data_stat.st_ino, changelog_stat.st_ino);
+  EXPECT_EQ(changelog_stat.st_nlink, 2u);
+  const std::string bytes = FileSystem::Local()->ReadFile(data).value();
+  ASSERT_TRUE(FileSystem::Local()->DeleteFile(data).ok());  // as expiry deletes a data file
+  EXPECT_EQ(FileSystem::Local()->ReadFile(changelog).value(), bytes);
 }
 
 TEST_F(TableWriteTest, ChangelogProducerInputWritesEveryRecord) {
