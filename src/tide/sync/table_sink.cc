@@ -136,7 +136,6 @@ Status TableSink::NewWriter(bool for_overwrite) {
   config.ignore_previous_files = for_overwrite;
   config.keep_alive = keep_alive_;
   config.compact_unaware_append = true;  // a long-running writer, as Flink's streaming sink
-  config.flush_ahead = true;             // the initial copy's memory flushes overlap its next rows
   TIDE_ASSIGN_OR_RETURN(write_, TableWrite::Create(fs_, table_path_, schema_, commit_user_, config));
   return Status::OK();
 }

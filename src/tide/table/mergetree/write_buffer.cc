@@ -45,14 +45,6 @@ void WriteBuffer::Clear() {
   bytes_ = 0;
 }
 
-std::unique_ptr<WriteBuffer> WriteBuffer::Detach() {
-  auto detached = std::make_unique<WriteBuffer>(spec_, memory_);
-  detached->records_.swap(records_);
-  detached->bytes_ = bytes_;
-  bytes_ = 0;
-  return detached;
-}
-
 Status WriteBuffer::Drain(const Consumer& merged, const Consumer* raw, bool* raw_is_merged) {
   if (raw_is_merged) *raw_is_merged = false;
   struct ClearOnExit {

@@ -18,7 +18,6 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <vector>
 
 #include "tide/base/result.h"
@@ -76,11 +75,6 @@ class WriteBuffer {
 
   // Drops every record and releases their memory.
   void Clear();
-
-  // Moves every record into a new buffer of the same spec and memory, leaving this one empty: the
-  // records' bytes stay counted in the shared memory until the new buffer drains or is dropped. A flush
-  // of the records may then run on another thread while this buffer takes new ones.
-  std::unique_ptr<WriteBuffer> Detach();
 
  private:
   Status DrainSorted(const Consumer& merged, const Consumer* raw, bool* raw_is_merged);

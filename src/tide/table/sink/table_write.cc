@@ -240,10 +240,6 @@ Result<std::vector<std::string>> KeysIn(const RestoredMap& restored, const std::
 
 TableWrite::TableWrite(CoreOptions options) : options_(std::move(options)) {}
 TableWrite::~TableWrite() {
-  // Flushes in flight write into the bucket writers: they end first (their files, listed by no commit,
-  // are left as any uncommitted file is).
-  flush_executor_.reset();
-  flushes_in_flight_.clear();
   // The bucket writers' compaction managers use the executor and context: they go first.
   writers_.clear();
   compaction_executor_.reset();
@@ -412,7 +408,6 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
                              ParquetFileEncoder::CanEncode(context->layout.columns);
   w->context_ = std::move(context);
   w->memory_ = std::make_unique<WriteBufferMemory>(w->options_.write_buffer_size());
-  if (config.flush_ahead && w->ParallelFlushes()) w->flush_executor_ = std::make_unique<SerialExecutor>();
   if (s.HasPrimaryKey() && !core.write_only()) {
     TIDE_ASSIGN_OR_RETURN(w->compaction_context_,
                           CompactionContext::Create(fs, w->table_path_, name, s, w->options_, w->config_.creation_time_ms));
@@ -513,7 +508,7 @@ Status TableWrite::Write(RowKind kind, Row&& row) {
   if (writer->key_hashes && writer->key_hashes->Add(last_key_hash_)) writer->key_hashes_modified = true;
   writer->buffer.Put(std::move(row), writer->next_sequence++, ToValueKind(kind));
   ++metrics_.rows_written;
-  if (MemoryFlushDue()) return FlushWhileOverBudget();
+  if (memory_->OverBudget()) return FlushWhileOverBudget();
   return Status::OK();
 }
 
@@ -577,7 +572,7 @@ Status TableWrite::WriteCrossPartition(RowKind kind, Row&& row) {
     writer->buffer.Put(std::move(out), writer->next_sequence++, ToValueKind(w.kind));
   }
   ++metrics_.rows_written;
-  if (MemoryFlushDue()) return FlushWhileOverBudget();
+  if (memory_->OverBudget()) return FlushWhileOverBudget();
   return Status::OK();
 }
 
@@ -793,7 +788,6 @@ Status TableWrite::CompactLevel0(BucketWriter* w) {
 Status TableWrite::Compact(bool full, const std::optional<std::vector<Row>>& partitions,
                            const std::optional<std::vector<int32_t>>& buckets) {
   if (!failed_.ok()) return failed_;
-  TIDE_RETURN_IF_ERROR(AwaitFlushes());
   if (!schema_.HasPrimaryKey() && num_buckets_ == -1) return CompactUnawareBuckets(full, partitions);
   if (!compaction_enabled() && !append_compaction_enabled()) {
     return Status::InvalidArgument("table {} has 'write-only' = 'true': its writers do not compact; unset it to "
@@ -940,63 +934,7 @@ Result<const TableWrite::RestoredBucket*> TableWrite::RestoredBucketOf(const std
   return it == restored_.end() ? nullptr : &it->second;
 }
 
-bool TableWrite::MemoryFlushDue() const {
-  return flush_ahead() ? memory_->used() - bytes_in_flight_ > memory_->budget() / 2 : memory_->OverBudget();
-}
-
-Status TableWrite::FlushAhead() {
-  const int64_t half = memory_->budget() / 2;
-  while (memory_->used() - bytes_in_flight_ > half) {
-    BucketWriter* largest = nullptr;
-    for (auto& [key, writer] : writers_) {
-      if (!largest || writer->buffer.memory_bytes() > largest->buffer.memory_bytes()) largest = writer.get();
-    }
-    if (!largest || largest->buffer.empty()) break;
-    // The flushes in flight hold at most half the budget (the filling buffers the other half): the
-    // oldest are booked first where this one would pass it. One buffer larger than that waits for all.
-    while (!flushes_in_flight_.empty() && bytes_in_flight_ + largest->buffer.memory_bytes() > half) {
-      TIDE_RETURN_IF_ERROR(AwaitFlushes(flushes_in_flight_.size() - 1));
-    }
-    ++metrics_.memory_flushes;
-    FlushInFlight flight;
-    flight.writer = largest;
-    flight.buffer = largest->buffer.Detach();
-    flight.bytes = flight.buffer->memory_bytes();
-    BucketWriter* w = largest;
-    WriteBuffer* buffer = flight.buffer.get();
-    // The flush thread runs them in order, so a bucket's files are written, and booked, in the order of
-    // its rows.
-    flight.files = flush_executor_->Submit<std::pair<Result<FlushedFiles>, int64_t>>([this, w, buffer] {
-      const auto started = std::chrono::steady_clock::now();
-      Result<FlushedFiles> files = WriteBufferFiles(w, buffer);
-      return std::make_pair(std::move(files), static_cast<int64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                                  std::chrono::steady_clock::now() - started)
-                                                  .count()));
-    });
-    bytes_in_flight_ += flight.bytes;
-    flushes_in_flight_.push_back(std::move(flight));
-  }
-  return Status::OK();
-}
-
-Status TableWrite::AwaitFlushes(size_t keep) {
-  Status first;
-  while (flushes_in_flight_.size() > keep) {
-    FlushInFlight flight = std::move(flushes_in_flight_.front());
-    flushes_in_flight_.pop_front();
-    auto [files, micros] = flight.files.get();
-    bytes_in_flight_ -= flight.bytes;
-    metrics_.flush_micros += micros;
-    // Files of the flushes that worked are booked also after another failed, so Abort removes them.
-    Status booked = files.ok() ? AddFlushedFiles(flight.writer, std::move(*files)) : files.status();
-    if (!booked.ok() && first.ok()) first = booked;
-  }
-  if (!first.ok()) return Fail(first);
-  return Status::OK();
-}
-
 Status TableWrite::FlushWhileOverBudget() {
-  if (flush_ahead()) return FlushAhead();
   while (memory_->OverBudget()) {
     BucketWriter* largest = nullptr;
     for (auto& [key, writer] : writers_) {
@@ -1052,14 +990,14 @@ Result<std::vector<DataFileMeta>> TableWrite::CopyAsChangelog(BucketWriter* w, c
 Status TableWrite::Flush(BucketWriter* w) {
   if (w->buffer.empty()) return Status::OK();
   const auto started = std::chrono::steady_clock::now();
-  auto files = WriteBufferFiles(w, &w->buffer);
+  auto files = WriteBufferFiles(w);
   metrics_.flush_micros +=
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count();
   if (!files.ok()) return Fail(files.status());
   return AddFlushedFiles(w, std::move(*files));
 }
 
-Result<TableWrite::FlushedFiles> TableWrite::WriteBufferFiles(BucketWriter* w, WriteBuffer* buffer) {
+Result<TableWrite::FlushedFiles> TableWrite::WriteBufferFiles(BucketWriter* w) {
   DataFileWriteContext* ctx = context_.get();
   if (!w->folder_ready) {
     // Create the bucket folder and make its entry, and those of any partition folders created with it,
@@ -1105,7 +1043,7 @@ Result<TableWrite::FlushedFiles> TableWrite::WriteBufferFiles(BucketWriter* w, W
   // When no key repeats in the buffer (an initial copy), the changelog holds exactly the data files'
   // records: their files are copied byte for byte instead of encoded twice.
   bool changelog_is_data = false;
-  Status drained = buffer->Drain(to_data, changelog ? &to_changelog : nullptr, changelog ? &changelog_is_data : nullptr);
+  Status drained = w->buffer.Drain(to_data, changelog ? &to_changelog : nullptr, changelog ? &changelog_is_data : nullptr);
   Result<std::vector<DataFileMeta>> data_files = drained.ok() ? data.Finish() : Result<std::vector<DataFileMeta>>(drained);
   Result<std::vector<DataFileMeta>> changelog_files = std::vector<DataFileMeta>{};
   if (data_files.ok() && changelog) {
@@ -1197,7 +1135,7 @@ Status TableWrite::FlushAll(const std::vector<BucketWriter*>& writers) {
   std::vector<std::optional<Result<FlushedFiles>>> results(dirty.size());
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i = next.fetch_add(1); i < dirty.size(); i = next.fetch_add(1)) results[i] = WriteBufferFiles(dirty[i], &dirty[i]->buffer);
+    for (size_t i = next.fetch_add(1); i < dirty.size(); i = next.fetch_add(1)) results[i] = WriteBufferFiles(dirty[i]);
   };
   {
     std::vector<std::jthread> helpers;
@@ -1220,7 +1158,6 @@ Status TableWrite::FlushAll(const std::vector<BucketWriter*>& writers) {
 
 Result<std::vector<CommitMessage>> TableWrite::PrepareCommit() {
   if (!failed_.ok()) return failed_;
-  TIDE_RETURN_IF_ERROR(AwaitFlushes());
   ++prepared_commits_;
   std::vector<BucketWriter*> ordered;
   for (auto& [key, writer] : writers_) ordered.push_back(writer.get());
@@ -1330,18 +1267,6 @@ void TableWrite::CloseIdleWriters() {
 }
 
 void TableWrite::Abort() {
-  // Flushes in flight: their files go with the rest (no commit will list them).
-  for (FlushInFlight& flight : flushes_in_flight_) {
-    auto [files, micros] = flight.files.get();
-    if (!files.ok()) continue;
-    for (const auto* list : {&files->data, &files->changelog}) {
-      for (const DataFileMeta& f : *list) {
-        fs_->DeleteFile(JoinPath(flight.writer->paths.bucket_dir(), f.file_name)).IgnoreError();
-      }
-    }
-  }
-  flushes_in_flight_.clear();
-  bytes_in_flight_ = 0;
   for (auto& [key, w] : writers_) {
     w->buffer.Clear();
     if (w->append_compact) {
@@ -1421,7 +1346,6 @@ Status TableWrite::CheckSchemaContinues(const TableSchema& current, const TableS
 
 Status TableWrite::ChangeSchema(TableSchema next) {
   if (!failed_.ok()) return failed_;
-  TIDE_RETURN_IF_ERROR(AwaitFlushes());
   TIDE_RETURN_IF_ERROR(CheckSchemaContinues(schema_, next, table_name_));
   // What is built for the new schema first: a failure here leaves the writer as it was.
   TIDE_ASSIGN_OR_RETURN(CoreOptions options, CoreOptions::Create(next, table_name_));

@@ -77,14 +77,11 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <functional>
-#include <future>
 #include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "tide/base/result.h"
@@ -130,13 +127,6 @@ struct TableWriteConfig {
   // streaming sink does (its compaction coordinator). For long-running writers (the sync); batch
   // writes leave them, as Java's batch writes do (`tide compact` merges them).
   bool compact_unaware_append = false;
-  // Memory flushes run on a flush thread while the writes go on (Tide's Parquet encoder only): once the
-  // buffers hold half the write buffer, the largest is handed to the flush thread and the next rows go
-  // to fresh buffers; the flushes in flight and the filling buffers together stay within the budget,
-  // and the files are booked in flush order on the writer's thread, before anything else the writer
-  // does. For long-running writers that take many rows at a time (the sync's initial copy); batch
-  // writes keep their files at the full buffer's size.
-  bool flush_ahead = false;
 };
 
 // The data files of the buckets a writer compacts (their levels), as of its last flush or commit.
@@ -281,23 +271,15 @@ class TableWrite {
   // manager holds.
   Status CompactUnawareBuckets(bool full, const std::optional<std::vector<Row>>& partitions);
   Status FlushWhileOverBudget();
-  // Flush-ahead (TableWriteConfig::flush_ahead): whether the filling buffers passed half the budget,
-  // the memory flush that hands the largest one to the flush thread, and the wait that books the
-  // flushes in flight (all but `keep` of them, oldest first). Every method but Write awaits them all.
-  bool flush_ahead() const { return flush_executor_ != nullptr; }
-  bool MemoryFlushDue() const;
-  Status FlushAhead();
-  Status AwaitFlushes(size_t keep = 0);
   // The files one flush of a bucket's buffer wrote.
   struct FlushedFiles {
     std::vector<DataFileMeta> data;
     std::vector<DataFileMeta> changelog;
   };
   static constexpr size_t kFlushThreads = 4;
-  // Writes `buffer` (`w`'s own, or one detached from it) into data (and changelog) files of `w`'s bucket
-  // and empties it. Touches only `w`, the buffer, the shared write context and the file system, so
-  // buckets may flush on several threads (ParallelFlushes).
-  Result<FlushedFiles> WriteBufferFiles(BucketWriter* w, WriteBuffer* buffer);
+  // Writes `w`'s buffer into data (and changelog) files and empties it. Touches only `w`, the shared
+  // write context and the file system, so buckets may flush on several threads (ParallelFlushes).
+  Result<FlushedFiles> WriteBufferFiles(BucketWriter* w);
   // Books a flush's files: metrics, the bucket's compaction (which may wait, the write stall), the
   // files the next commit lists. On the writer's thread.
   Status AddFlushedFiles(BucketWriter* w, FlushedFiles files);
@@ -361,16 +343,6 @@ class TableWrite {
   std::unique_ptr<CompactionContext> compaction_context_;
   std::unique_ptr<SerialExecutor> compaction_executor_;
   int64_t commits_since_full_compaction_ = 0;
-  // Flush-ahead: the flush thread and the flushes handed to it, oldest first, with the bytes they hold.
-  struct FlushInFlight {
-    BucketWriter* writer = nullptr;
-    std::unique_ptr<WriteBuffer> buffer;
-    int64_t bytes = 0;
-    std::future<std::pair<Result<FlushedFiles>, int64_t>> files;  // and the flush's microseconds
-  };
-  std::unique_ptr<SerialExecutor> flush_executor_;
-  std::deque<FlushInFlight> flushes_in_flight_;
-  int64_t bytes_in_flight_ = 0;
   // Append tables: what their compactions share (unless write-only: from the start, with
   // compaction_executor_, and writer_compacts_append_; else made by Compact for bucket-unaware ones).
   std::unique_ptr<AppendCompactContext> append_compaction_context_;

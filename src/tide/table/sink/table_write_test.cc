@@ -362,64 +362,6 @@ TEST_F(TableWriteTest, SmallBudgetFlushesManyBucketsAndReadsBack) {
   EXPECT_EQ(testing::SortedRows(testing::ReadTable(path).value()), expected);
 }
 
-TEST_F(TableWriteTest, FlushAheadWritesOnTheFlushThreadWithinTheBudgetAndReadsBack) {
-  TableSchema schema = WriterTestSchema({Field(0, "p", DataType::Int(false)), Field(1, "id", DataType::BigInt(false)),
-                                         Field(2, "v", DataType::String())},
-                                        {"p", "id"}, {"p"}, {{"bucket", "4"}, {"changelog-producer", "input"}});
-  std::string path = MakeTable(schema);
-  TableWriteConfig config;
-  config.write_buffer_size = 64 * 1024;
-  config.flush_ahead = true;
-  std::map<std::pair<int64_t, int64_t>, std::string> model;
-  std::mt19937_64 rng(11);
-  for (int64_t commit = 1; commit <= 3; ++commit) {
-    auto w = Writer(path, schema, config);
-    for (int i = 0; i < 4000; ++i) {
-      int64_t p = static_cast<int64_t>(rng() % 3), id = static_cast<int64_t>(rng() % 500);
-      if (rng() % 5 == 0) {
-        ASSERT_TRUE(w->Write(RowKind::kDelete, Row{I(p), I(id), Datum()}).ok());
-        model.erase({p, id});
-      } else {
-        std::string v = "value-" + std::to_string(commit) + "-" + std::to_string(i);
-        ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(p), I(id), Datum(v)}).ok());
-        model[{p, id}] = v;
-      }
-      // The flushes in flight and the filling buffers together stay within the budget (a row over).
-      EXPECT_LE(w->buffered_bytes(), 64 * 1024 + 1024);
-    }
-    EXPECT_GT(w->metrics().memory_flushes, 10);
-    auto messages = w->PrepareCommit().value();
-    size_t files = 0, changelog = 0;
-    for (const auto& m : messages) {
-      files += m.new_files.size();
-      changelog += m.changelog_files.size();
-    }
-    // Every flush is booked by the commit, whether it ran ahead or at PrepareCommit.
-    EXPECT_EQ(static_cast<int64_t>(files), w->metrics().data_files);
-    EXPECT_EQ(static_cast<int64_t>(changelog), w->metrics().changelog_files);
-    EXPECT_GT(files, messages.size());  // several level-0 files per bucket
-    ASSERT_TRUE(testing::CommitMessages(path, messages, "user-1", commit).ok());
-    std::vector<Row> expected;
-    for (const auto& [key, v] : model) expected.push_back({I(key.first), I(key.second), Datum(v)});
-    EXPECT_EQ(testing::SortedRows(testing::ReadTable(path).value()), expected);
-  }
-}
-
-TEST_F(TableWriteTest, AbortDeletesTheFilesOfFlushesAhead) {
-  TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())},
-                                        {"id"}, {}, {{"bucket", "1"}});
-  std::string path = MakeTable(schema);
-  TableWriteConfig config;
-  config.write_buffer_size = 8192;
-  config.flush_ahead = true;
-  auto w = Writer(path, schema, config);
-  for (int64_t k = 0; k < 3000; ++k) ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(k), Datum("v")}).ok());
-  ASSERT_GT(w->metrics().memory_flushes, 5);
-  w->Abort();
-  EXPECT_EQ(FileSystem::Local()->ListDir(path + "/bucket-0").value().size(), 0u);
-  EXPECT_TRUE(w->PrepareCommit().value().empty());
-}
-
 // With every key once in a flush (an initial copy), the changelog file holds exactly the data file's
 // records: it is the same bytes under a second name (a hard link on a local file system), and each name
 // outlives the other.
