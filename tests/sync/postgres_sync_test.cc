@@ -265,6 +265,38 @@ TEST_F(PostgresSyncTest, TruncateEmptiesTheTablesInStreamOrder) {
   ASSERT_TRUE(sync.Stop().ok());
 }
 
+// An OVERWRITE snapshot carries no changelog (as Java's): the TRUNCATE is committed at its transaction's
+// end, so an insert of the next transaction, within the same commit interval, reaches the changelog of
+// an APPEND snapshot after it instead of vanishing into the overwrite.
+TEST_F(PostgresSyncTest, ChangesAfterATruncateKeepTheirChangelog) {
+  Sql("CREATE TABLE orders (id bigint PRIMARY KEY, amount numeric(10,2) NOT NULL, note text)", db_);
+  Sql("INSERT INTO orders SELECT g, g, 'o' FROM generate_series(1, 100) g", db_);
+  PostgresSyncOptions options = Options({{"public", "orders"}});
+  options.table_conf = {{"bucket", "2"}, {"changelog-producer", "input"}};
+  options.commit_interval = std::chrono::milliseconds(3000);  // both transactions within one interval
+  SyncThread sync(options);
+  ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_));
+  Sql("TRUNCATE orders", db_);
+  Sql("INSERT INTO orders VALUES (9, 9, 'after')", db_);
+  ASSERT_TRUE(WaitEqual(TablePath("orders"), kOrdersSelect, db_)) << StopReason(sync);
+  EXPECT_EQ(LakeRows(TablePath("orders")), (std::vector<std::string>{"9|9.00|after"}));
+  ASSERT_TRUE(sync.Stop().ok());
+  SnapshotManager snapshots(FileSystem::Local(), TablePath("orders"));
+  int64_t overwrite = 0, changelog_after = 0;
+  for (int64_t id = 1; id <= snapshots.LatestId().value().value_or(0); ++id) {
+    auto snapshot = snapshots.Get(id);
+    ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
+    if (snapshot->commit_kind == CommitKind::kOverwrite) {
+      overwrite = id;
+      EXPECT_EQ(snapshot->total_record_count.value_or(-1), 0) << "the TRUNCATE's snapshot holds no row";
+    } else if (overwrite > 0 && snapshot->commit_kind == CommitKind::kAppend) {
+      changelog_after += snapshot->changelog_record_count.value_or(0);
+    }
+  }
+  EXPECT_GT(overwrite, 0) << "the TRUNCATE is an OVERWRITE snapshot";
+  EXPECT_EQ(changelog_after, 1) << "the insert after the TRUNCATE is in the changelog";
+}
+
 // A primary-key table in dynamic bucket mode (bucket = -1, the default): its TRUNCATE is an OVERWRITE
 // snapshot too, written by a writer whose HASH index starts empty.
 TEST_F(PostgresSyncTest, TruncateOfADynamicBucketTableOverwritesIt) {

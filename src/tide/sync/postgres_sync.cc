@@ -790,6 +790,7 @@ class Pipeline {
 
     TransactionInfo txn;
     bool in_txn = false;
+    bool txn_truncated = false;    // the transaction in flight truncated a table
     std::set<TableSink*> touched;  // sinks the transaction in flight wrote to
     Lsn last_commit_lsn = kInvalidLsn, last_end_lsn = kInvalidLsn, acknowledged = kInvalidLsn;
     last_commit_ = Clock::now();
@@ -884,6 +885,7 @@ class Pipeline {
           if (!result.ok()) break;
           // The TRUNCATE is part of this transaction: a schema change after it must not commit it early.
           touched.insert(sink);
+          txn_truncated = true;
         }
         if (!result.ok()) break;
       } else if (auto* message = std::get_if<LogicalMessage>(&event)) {
@@ -915,7 +917,12 @@ class Pipeline {
           result = CopyAgain(last_commit_lsn);
           if (!result.ok()) break;
         }
-        if (Clock::now() - last_commit_ >= o_.commit_interval) {
+        // A TRUNCATE is an OVERWRITE commit, which carries no changelog (as Java's overwrite): it goes out
+        // at its transaction's end, so the changes of the transactions after it are committed as APPEND
+        // snapshots with their changelog. (Rows the truncating transaction itself writes after the
+        // TRUNCATE go with the overwrite: a snapshot never holds part of a transaction.)
+        if (txn_truncated || Clock::now() - last_commit_ >= o_.commit_interval) {
+          txn_truncated = false;
           if (AnyPending()) {
             result = CommitRound(last_commit_lsn);
             if (!result.ok()) break;
