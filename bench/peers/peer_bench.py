@@ -427,8 +427,12 @@ def run_side(side, args, pg, work):
                 "--checkpoint-interval-ms", str(args.peer_checkpoint_ms), "--parallelism", str(args.peer_parallelism),
                 # A paused JVM (the stream phase) must not be declared dead when it resumes.
                 "--flink-conf", "heartbeat.timeout=3600000"] + layout
-        for kv in table_conf + PEER_TUNING:
+        for kv in table_conf + PEER_TUNING + args.peer_table_conf:
             argv += ["--table-conf", kv]
+        for kv in peer_source_conf(args):
+            argv += ["--source-conf", kv]
+        for kv in args.peer_flink_conf:
+            argv += ["--flink-conf", kv]
         env = None
     watcher = SnapshotWatcher(table_dir)
     watcher.start()
@@ -593,6 +597,8 @@ def run_side(side, args, pg, work):
         watcher.stop()
         conn.close()
     res["data_files"], res["files"], res["mb"] = files_in(table_dir)
+    if side != "tide":
+        res["log_summary"] = peer_log_summary(p.log_path)
     res["load_end"] = load_average()
     c = pg.connect()
     try:
@@ -704,6 +710,50 @@ PEER_TUNING = [
 ]
 
 
+def peer_source_conf(args):
+    """The Flink CDC source options the peer runs with (all documented options of the Postgres CDC source,
+    passed through postgres_sync_table's --postgres_conf)."""
+    conf = ["scan.incremental.snapshot.chunk.size=%d" % args.peer_chunk_size]
+    if args.peer_backfill_skip:
+        # Without it every chunk creates a replication slot of its own, reads the chunk, then decodes the WAL
+        # written meanwhile (the backfill) and drops the slot; with it the changes made during the copy are
+        # replayed from the stream afterwards (at-least-once while copying, which a primary-key table
+        # absorbs: a replayed upsert or delete leaves the same row).
+        conf.append("scan.incremental.snapshot.backfill.skip=true")
+    return conf + args.peer_source_conf
+
+
+def peer_log_summary(log_path):
+    """What the peer's own log says about its copy: chunks read and checkpoint durations (Flink CDC and
+    Flink log them at INFO, bench/peers/src/main/resources/log4j2.properties)."""
+    chunks = rows = 0
+    durations = []
+    try:
+        with open(log_path, errors="replace") as f:
+            for line in f:
+                if "Finished exporting" in line:
+                    chunks += 1
+                    try:
+                        rows += int(line.split("Finished exporting", 1)[1].split()[0])
+                    except (ValueError, IndexError):
+                        pass
+                elif "Completed checkpoint" in line and "checkpointDuration=" in line:
+                    try:
+                        durations.append(int(line.split("checkpointDuration=", 1)[1].split()[0]))
+                    except (ValueError, IndexError):
+                        pass
+    except OSError:
+        return None
+    if not chunks and not durations:
+        return None
+    out = "%d snapshot chunks read (%s rows)" % (chunks, format(rows, ","))
+    if durations:
+        out += "; %d checkpoints completed, duration p50 %s ms, p99 %s ms, max %s ms" % (
+            len(durations), format(percentile(durations, 50), ","), format(percentile(durations, 99), ","),
+            format(max(durations), ","))
+    return out
+
+
 def fmt(v, spec):
     return "-" if v is None else format(v, spec)
 
@@ -752,15 +802,26 @@ def print_table(results, args, versions, t_started):
         print("findings, %s:" % r["side"])
         for f in r["findings"]:
             print("  - " + f)
+    for r in results:
+        if r.get("log_summary"):
+            print("%s's log: %s" % (r["side"], r["log_summary"]))
     print()
     print("settings:")
     print("  target (both sides): shop.orders, primary key (order_id, dt), dt = date_format(update_time, yyyy-MM-dd) "
           "as the partition, bucket = 4, changelog-producer = input; source REPLICA IDENTITY FULL")
     print("  tide: `tide sync postgres` defaults (commit interval 500 ms)")
-    print("  peer: PostgresSyncTableAction, Flink local mode in one JVM (-Xmx%s), parallelism %d, checkpoint every %d ms "
-          "(exactly-once), decoding.plugin.name = pgoutput; table options %s (the field report's §7.2); "
-          "heartbeat.timeout 1 h (the stream phase pauses the JVM)"
-          % (args.peer_heap, args.peer_parallelism, args.peer_checkpoint_ms, ", ".join(PEER_TUNING)))
+    print("  peer: PostgresSyncTableAction, Flink local mode in one JVM (-Xmx%s), parallelism %d (the machine's cores), "
+          "checkpoint every %d ms (exactly-once; the field report's §7 end-to-end delay of 1.2 s needs about one a "
+          "second), decoding.plugin.name = pgoutput; heartbeat.timeout 1 h (the stream phase pauses the JVM)"
+          % (args.peer_heap, args.peer_parallelism, args.peer_checkpoint_ms))
+    print("    Paimon table options: %s (the field report's §7.2)%s"
+          % (", ".join(PEER_TUNING), "; " + ", ".join(args.peer_table_conf) if args.peer_table_conf else ""))
+    print("    Flink CDC source options: %s%s" % (", ".join(peer_source_conf(args)), (
+        " (backfill skipped: no replication slot and WAL read per chunk; changes during the copy are replayed "
+        "from the stream into the primary-key table)" if args.peer_backfill_skip else
+        " (with Flink CDC's backfill: a replication slot and a WAL read per chunk)")))
+    if args.peer_flink_conf:
+        print("    Flink configuration: %s" % ", ".join(args.peer_flink_conf))
     print("  PostgreSQL: wal_level logical, wal_compression on, wal_keep_size 2GB (the report's §2.1/§7.3), "
           "synchronous_commit on, wal_sender_timeout 0")
     print("versions: " + "; ".join("%s %s" % kv for kv in versions.items()))
@@ -778,9 +839,10 @@ def mem_total():
 def versions_of(args, pg):
     v = {"PostgreSQL": pg.version()}
     r = subprocess.run([args.tide, "--version"], capture_output=True, text=True)
-    v["tide"] = (r.stdout or r.stderr).strip().replace("\n", " ")
+    lines = (r.stdout or r.stderr).strip().split("\n")
+    v["tide"] = lines[0].replace("tide ", "", 1) + (" (%s)" % ", ".join(lines[1:3]) if len(lines) > 1 else "")
     r = subprocess.run(["java", "-version"], capture_output=True, text=True)
-    v["java"] = r.stderr.strip().split("\n")[0]
+    v["java"] = [l for l in r.stderr.strip().split("\n") if not l.startswith("Picked up")][0]
     pom = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "pom.xml")).read()
     for prop, name in (("paimon.version", "paimon-flink-1.20"), ("flink.version", "Flink"),
                        ("flink.cdc.version", "flink-sql-connector-postgres-cdc")):
@@ -800,11 +862,22 @@ def main():
                     help="Flink checkpoint interval (default 1 s: the report's §7 end-to-end delay of 1.2 s)")
     ap.add_argument("--peer-parallelism", type=int, default=2, help="Flink parallelism (default: the machine's 2 cores)")
     ap.add_argument("--peer-heap", default="4g", help="the JVM's -Xmx")
+    ap.add_argument("--peer-chunk-size", type=int, default=8096,
+                    help="the peer's scan.incremental.snapshot.chunk.size (default 8096, Flink CDC's default)")
+    ap.add_argument("--peer-backfill", dest="peer_backfill_skip", action="store_false",
+                    help="run the peer with Flink CDC's per-chunk backfill (default: scan.incremental.snapshot."
+                         "backfill.skip = true)")
+    ap.add_argument("--peer-source-conf", action="append", default=[], metavar="K=V",
+                    help="an extra Flink CDC source option for the peer (repeatable)")
+    ap.add_argument("--peer-table-conf", action="append", default=[], metavar="K=V",
+                    help="an extra Paimon table option for the peer (repeatable)")
+    ap.add_argument("--peer-flink-conf", action="append", default=[], metavar="K=V",
+                    help="an extra Flink configuration entry for the peer (repeatable)")
     ap.add_argument("--sides", default="tide,paimon", help="which sides to run, in order")
     ap.add_argument("--timestamp-precision", type=int, default=6,
                     help="p of the timestamp(p) columns (default 6; the report's 3 stops the peer, a finding)")
     ap.add_argument("--no-findings", dest="findings", action="store_false", help="skip the DDL/type/TRUNCATE checks")
-    ap.add_argument("--timeout", type=int, default=1800, help="seconds a phase may take before the side fails")
+    ap.add_argument("--timeout", type=int, default=3600, help="seconds a phase may take before the side fails")
     ap.add_argument("--tide", required=True)
     ap.add_argument("--jar", required=True)
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder (logs, lakes)")

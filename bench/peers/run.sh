@@ -3,10 +3,12 @@
 # older than its sources, checks the tide binary, then runs bench/peers/peer_bench.py, which starts its
 # own PostgreSQL and runs `tide sync postgres` and Paimon's postgres_sync_table one after the other.
 #
-#   bash bench/peers/run.sh [--rows 2000000] [--burst N] [--fresh-seconds 25] [--fresh-rate 2000]
-#       [--peer-checkpoint-ms 1000] [--peer-parallelism 2] [--peer-heap 4g] [--sides tide,paimon] [--keep]
-# A small run: bash bench/peers/run.sh --rows 10000 --fresh-seconds 10 (about 5 minutes; the peer
-# copies in chunks of 8,096 rows, one per checkpoint, so its copy time grows fast with --rows).
+#   bash bench/peers/run.sh [--rows 2000000] [--burst N] [--copy-write-rate 2000] [--fresh-seconds 25]
+#       [--fresh-rate 2000] [--peer-checkpoint-ms 1000] [--peer-parallelism 2] [--peer-heap 4g]
+#       [--peer-chunk-size 8096] [--peer-backfill] [--peer-source-conf K=V] [--peer-table-conf K=V]
+#       [--peer-flink-conf K=V] [--sides tide,paimon] [--timeout 3600] [--keep]
+# A small run: bash bench/peers/run.sh --rows 10000 --fresh-seconds 10 (about 3 minutes); the full
+# run (2,000,000 rows) took 40 minutes on 2026-12-03, 38 of them the peer's (docs/performance.md).
 # Needs Java 17, Maven, the Debian packages of scripts/install-deps.sh (PostgreSQL 15,
 # python3-psycopg2) and build/tide (`bash scripts/build.sh tide`).
 set -euo pipefail
