@@ -4,6 +4,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 namespace tide {
@@ -13,8 +14,7 @@ void LowerCurrentThreadPriority(int increment) {
   errno = 0;
   const int current = ::getpriority(PRIO_PROCESS, tid);
   if (current == -1 && errno != 0) return;
-  const int target = current + increment > 19 ? 19 : current + increment;
-  (void)::setpriority(PRIO_PROCESS, tid, target);
+  (void)::setpriority(PRIO_PROCESS, tid, std::min(current + increment, 19));  // 19: the lowest priority
 }
 
 }  // namespace tide

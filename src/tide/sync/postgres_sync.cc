@@ -443,9 +443,8 @@ class Pipeline {
     copy_options.snapshot_lsn = lsn;
     copy_options.workers = o_.copy_workers;
     for (const PgTableName& table : tables) {
-      if (TableSink* sink = sinks_.count(table) ? sinks_.at(table) : nullptr) {
-        copy_options.row_capacity[table] = sink->TargetRowCapacity();
-      }
+      auto it = sinks_.find(table);
+      if (it != sinks_.end()) copy_options.row_capacity[table] = it->second->TargetRowCapacity();
     }
     TIDE_ASSIGN_OR_RETURN(auto copy, SnapshotCopy::Start(copy_options, tables));
     repl.reset();  // every worker holds the snapshot now; the export (and a temporary slot) may end

@@ -955,10 +955,11 @@ Result<std::vector<DataFileMeta>> TableWrite::CopyAsChangelog(BucketWriter* w, c
   for (const DataFileMeta& data_file : data_files) {
     DataFileMeta copy = data_file;
     copy.file_name = w->paths.NewChangelogFileName();
+    const std::string source = JoinPath(w->paths.bucket_dir(), data_file.file_name);
+    const std::string path = JoinPath(w->paths.bucket_dir(), copy.file_name);
     // A second name for the same bytes where the file system links (files are immutable; expiry deletes
     // each name on its own), else a copy.
-    Status linked = fs_->LinkFile(JoinPath(w->paths.bucket_dir(), data_file.file_name),
-                                  JoinPath(w->paths.bucket_dir(), copy.file_name));
+    Status linked = fs_->LinkFile(source, path);
     if (linked.ok()) {
       copies.push_back(std::move(copy));
       continue;
@@ -967,12 +968,11 @@ Result<std::vector<DataFileMeta>> TableWrite::CopyAsChangelog(BucketWriter* w, c
       remove_copies();
       return linked;
     }
-    Result<std::string> bytes = fs_->ReadFile(JoinPath(w->paths.bucket_dir(), data_file.file_name));
+    Result<std::string> bytes = fs_->ReadFile(source);
     if (!bytes.ok()) {
       remove_copies();
       return bytes.status();
     }
-    const std::string path = JoinPath(w->paths.bucket_dir(), copy.file_name);
     Result<std::unique_ptr<WritableFile>> file = fs_->NewWritableFile(path);
     Status written = file.ok() ? (*file)->Append(*bytes) : file.status();
     if (written.ok()) written = (*file)->Close();  // durable, as the encoder's files are
