@@ -1,7 +1,8 @@
 // SerialExecutor: one worker thread that runs submitted tasks one after another, in submission order
 // (Java's single-thread ExecutorService, as a Paimon writer's compaction executor). The thread starts
 // with the first task. The destructor waits for the tasks already submitted, then joins. A background
-// executor's thread runs at a lower CPU priority (thread_priority.h).
+// executor's thread runs at a lower CPU priority (thread_priority.h); the thread carries the executor's
+// name (thread_name.h).
 //
 // Thread-safety: Submit may be called from any thread; tasks run on the worker thread only.
 #pragma once
@@ -12,8 +13,10 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 
+#include "tide/base/thread_name.h"
 #include "tide/base/thread_priority.h"
 
 namespace tide {
@@ -21,7 +24,8 @@ namespace tide {
 class SerialExecutor {
  public:
   enum class Priority { kNormal, kBackground };
-  explicit SerialExecutor(Priority priority = Priority::kNormal) : priority_(priority) {}
+  explicit SerialExecutor(Priority priority = Priority::kNormal, std::string name = "tide-executor")
+      : priority_(priority), name_(std::move(name)) {}
   ~SerialExecutor() {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -49,6 +53,7 @@ class SerialExecutor {
 
  private:
   void Run() {
+    SetCurrentThreadName(name_);
     if (priority_ == Priority::kBackground) LowerCurrentThreadPriority();
     while (true) {
       std::function<void()> task;
@@ -64,6 +69,7 @@ class SerialExecutor {
   }
 
   const Priority priority_;
+  const std::string name_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;

@@ -1,10 +1,12 @@
 #include "tide/base/serial_executor.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <string>
 #include <vector>
 
 namespace tide {
@@ -41,6 +43,19 @@ TEST(SerialExecutorTest, ABackgroundExecutorRunsItsTasksAtALowerPriorityThanTheC
   EXPECT_EQ(background_nice, std::min(19, caller + kBackgroundNiceIncrement));
   // The caller's own priority is untouched: the nice value is per thread.
   EXPECT_EQ(CurrentThreadNice(), caller);
+}
+
+TEST(SerialExecutorTest, ItsThreadCarriesTheExecutorsNameCutToLinuxsLimit) {
+  auto name_of_task_thread = [](SerialExecutor& executor) {
+    return executor.Submit<std::string>([] {
+      char name[32] = {};
+      return ::pthread_getname_np(::pthread_self(), name, sizeof name) == 0 ? std::string(name) : std::string("?");
+    }).get();
+  };
+  SerialExecutor compact(SerialExecutor::Priority::kBackground, "tide-compact");
+  EXPECT_EQ(name_of_task_thread(compact), "tide-compact");
+  SerialExecutor long_name(SerialExecutor::Priority::kNormal, "tide-a-name-longer-than-fifteen");
+  EXPECT_EQ(name_of_task_thread(long_name), "tide-a-name-lon");
 }
 
 }  // namespace

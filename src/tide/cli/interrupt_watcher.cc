@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "tide/base/thread_name.h"
+
 namespace tide::cli {
 
 namespace {
@@ -80,6 +82,7 @@ InterruptWatcher::~InterruptWatcher() {
 }
 
 void InterruptWatcher::Loop() {
+  SetCurrentThreadName("tide-signals");
   while (true) {
     struct pollfd fds[2] = {{signal_fd_, POLLIN, 0}, {stop_read_fd_, POLLIN, 0}};
     int timeout_ms = -1;

@@ -7,6 +7,7 @@
 
 #include <httplib.h>
 
+#include "tide/base/thread_name.h"
 #include "tide/cli/prometheus_text.h"
 #include "tide/cli/status_json.h"
 #include "tide/cli/status_page_assets.h"
@@ -72,7 +73,10 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string& b
         "--metrics-port a free port (0 picks one)",
         address, error != 0 ? std::string(" (") + std::strerror(error) + ")" : std::string());
   }
-  s->listener_ = std::thread([self] { self->server_->listen_after_bind(); });
+  s->listener_ = std::thread([self] {
+    SetCurrentThreadName("tide-metrics");
+    self->server_->listen_after_bind();
+  });
   // stop() is a no-op until the listener runs: wait for it, so the destructor always ends it.
   for (int i = 0; i < 5000 && !server.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   s->sampler_ = std::thread([self] { self->Sample(); });
@@ -80,6 +84,7 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::Start(const std::string& b
 }
 
 void MetricsServer::Sample() {
+  SetCurrentThreadName("tide-sampler");
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
     lock.unlock();

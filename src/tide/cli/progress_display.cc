@@ -15,6 +15,7 @@
 #include <map>
 
 #include "tide/base/strings.h"
+#include "tide/base/thread_name.h"
 #include "tide/postgres/lsn.h"
 
 namespace tide::cli {
@@ -457,6 +458,7 @@ void ProgressDisplay::Draw(bool final_draw) {
 }
 
 void ProgressDisplay::Loop() {
+  SetCurrentThreadName("tide-progress");
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_) {
     Draw(false);

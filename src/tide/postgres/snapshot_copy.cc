@@ -7,6 +7,7 @@
 
 #include "tide/base/logging.h"
 #include "tide/base/strings.h"
+#include "tide/base/thread_name.h"
 #include "tide/postgres/pg_connection.h"
 #include "tide/postgres/pg_type.h"
 #include "tide/postgres/pg_value_decoder.h"
@@ -318,6 +319,7 @@ Result<std::optional<CopyBatch>> SnapshotCopy::Next() {
 }
 
 void SnapshotCopy::Worker(size_t worker_index) {
+  SetCurrentThreadName("tide-copy-" + std::to_string(worker_index));
   PgConnection* conn = worker_conns_[worker_index].get();
   while (!cancelled_) {
     size_t index = next_task_.fetch_add(1);

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "tide/base/logging.h"
+#include "tide/base/thread_name.h"
 #include "tide/base/thread_priority.h"
 
 namespace tide {
@@ -43,6 +44,7 @@ BackgroundMaintenanceStats BackgroundMaintenance::stats() const {
 }
 
 void BackgroundMaintenance::Loop() {
+  SetCurrentThreadName("tide-maintain");
   LowerCurrentThreadPriority();  // expiry may wait; the sync's commits may not
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {

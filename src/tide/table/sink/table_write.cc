@@ -11,6 +11,7 @@
 #include "tide/base/bytes.h"
 #include "tide/base/logging.h"
 #include "tide/base/strings.h"
+#include "tide/base/thread_name.h"
 #include "tide/base/uuid.h"
 #include "tide/codec/murmur_hash.h"
 #include "tide/format/parquet_compression.h"
@@ -411,7 +412,7 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
   if (s.HasPrimaryKey() && !core.write_only()) {
     TIDE_ASSIGN_OR_RETURN(w->compaction_context_,
                           CompactionContext::Create(fs, w->table_path_, name, s, w->options_, w->config_.creation_time_ms));
-    w->compaction_executor_ = std::make_unique<SerialExecutor>(SerialExecutor::Priority::kBackground);
+    w->compaction_executor_ = std::make_unique<SerialExecutor>(SerialExecutor::Priority::kBackground, "tide-compact");
   }
   const bool fixed_append = !s.HasPrimaryKey() && w->num_buckets_ > 0 && !core.write_only();
   if (fixed_append && core.deletion_vectors_enabled()) {
@@ -434,7 +435,7 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
     TIDE_ASSIGN_OR_RETURN(w->append_compaction_context_,
                           AppendCompactContext::Create(fs, w->table_path_, name, s, w->options_,
                                                        w->config_.creation_time_ms));
-    w->compaction_executor_ = std::make_unique<SerialExecutor>(SerialExecutor::Priority::kBackground);
+    w->compaction_executor_ = std::make_unique<SerialExecutor>(SerialExecutor::Priority::kBackground, "tide-compact");
     w->writer_compacts_append_ = true;
   }
   return w;
@@ -1140,7 +1141,12 @@ Status TableWrite::FlushAll(const std::vector<BucketWriter*>& writers) {
   {
     std::vector<std::jthread> helpers;
     const size_t threads = std::min(dirty.size(), kFlushThreads);
-    for (size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
+    for (size_t t = 1; t < threads; ++t) {
+      helpers.emplace_back([&] {
+        SetCurrentThreadName("tide-flush");
+        work();
+      });
+    }
     work();
   }
   metrics_.flush_micros +=
