@@ -45,7 +45,8 @@ struct DataFileReadOptions {
   // when the file and its columns are within its scope (otherwise DuckDB reads it, as without): no
   // query to plan, no DuckDB footer cache to fill. `filter_sql` is then not applied, so the caller
   // checks its rows itself; `select_row_groups`, given the file's footer, says which row groups to read
-  // (one entry per group; unset reads all). For point lookups, which read a few rows of a few files.
+  // (one entry per group; unset reads all). For point lookups, which read a few rows of a few files, and
+  // for reads of whole files (compaction), which would otherwise plan a query per file.
   bool native = false;
   std::function<std::vector<bool>(const ParquetFooter&)> select_row_groups;
   // With `native`: rows whose columns (by index into the columns read) do not equal these values are

@@ -88,6 +88,11 @@ Result<std::unique_ptr<KeyValueFileReader>> KeyValueFileReader::Open(KeyValueFil
     read_options.native = true;
     read_options.select_row_groups = s.select_row_groups;
     read_options.native_row_equals = std::move(row_equals);
+  } else if (read_options.filter_sql.empty()) {
+    // Every row of the file (compaction, merged reads): Tide's reader too. A compaction of a table that
+    // takes a few changes a round reads many small files, and a DuckDB query per file (planning,
+    // binding, its threads) cost more than the rows in them.
+    read_options.native = true;
   }
   TIDE_ASSIGN_OR_RETURN(reader->reader_, OpenDataFile(s.path, columns, s.table_name, read_options));
   return reader;
