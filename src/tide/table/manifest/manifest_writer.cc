@@ -346,12 +346,19 @@ Result<std::vector<ManifestFileMeta>> ManifestFileWriter::WriteManifests(const s
     return s;
   };
   std::unique_ptr<OpenManifest> open;
-  auto close = [&]() -> Status {
+  size_t file_begin = 0;  // the first entry of the open file
+  auto close = [&](size_t file_end) -> Status {
     ManifestFileMeta meta;
     TIDE_ASSIGN_OR_RETURN(std::string bytes, open->Finish(&meta));
     open.reset();
     meta.file_name = namer_->NewManifestName();
     TIDE_RETURN_IF_ERROR(Store(meta.file_name, bytes));
+    if (cache_ != nullptr) {
+      cache_->Put(meta.file_name, std::make_shared<const std::vector<ManifestEntry>>(
+                                      entries.begin() + static_cast<std::ptrdiff_t>(file_begin),
+                                      entries.begin() + static_cast<std::ptrdiff_t>(file_end)));
+    }
+    file_begin = file_end;
     out.push_back(std::move(meta));
     return Status::OK();
   };
@@ -368,12 +375,12 @@ Result<std::vector<ManifestFileMeta>> ManifestFileWriter::WriteManifests(const s
     // RollingFileWriter: after every 1000th record, roll once the file reached the target size.
     if (written % kCheckRollingRecordCount == 0 &&
         static_cast<int64_t>(open->EstimatedSize()) >= options_.target_file_size) {
-      s = close();
+      s = close(static_cast<size_t>(written));
       if (!s.ok()) return fail(s);
     }
   }
   if (open) {
-    Status s = close();
+    Status s = close(entries.size());
     if (!s.ok()) return fail(s);
   }
   return out;
@@ -405,7 +412,19 @@ Status ManifestFileWriter::Store(const std::string& name, std::string_view bytes
 }
 
 Result<std::vector<ManifestEntry>> ManifestFileWriter::ReadManifest(const std::string& name) const {
-  return tide::ReadManifest(fs_, PathOf(name));
+  if (cache_ == nullptr) return tide::ReadManifest(fs_, PathOf(name));
+  TIDE_ASSIGN_OR_RETURN(ManifestEntryCache::Entries entries, ReadManifestShared(name));
+  return *entries;
+}
+
+Result<ManifestEntryCache::Entries> ManifestFileWriter::ReadManifestShared(const std::string& name) const {
+  if (cache_ != nullptr) {
+    if (ManifestEntryCache::Entries held = cache_->Find(name)) return held;
+  }
+  TIDE_ASSIGN_OR_RETURN(auto entries, tide::ReadManifest(fs_, PathOf(name)));
+  auto shared = std::make_shared<const std::vector<ManifestEntry>>(std::move(entries));
+  if (cache_ != nullptr) cache_->Put(name, shared);
+  return ManifestEntryCache::Entries(std::move(shared));
 }
 
 Result<std::vector<ManifestFileMeta>> ManifestFileWriter::ReadManifestList(const std::string& name) const {

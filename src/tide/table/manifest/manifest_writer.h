@@ -36,6 +36,7 @@
 #include "tide/io/file_system.h"
 #include "tide/table/io/data_file_stats.h"
 #include "tide/table/manifest/manifest.h"
+#include "tide/table/manifest/manifest_entry_cache.h"
 #include "tide/types/data_type.h"
 #include "tide/types/datum.h"
 
@@ -134,8 +135,14 @@ class ManifestFileWriter {
   // Writes one index manifest; returns its name.
   Result<std::string> WriteIndexManifest(const std::vector<IndexManifestEntry>& entries);
 
-  // Reads back (through manifest.h).
+  // Keeps the entries of the manifests it writes in `cache`, and reads manifests through it (null: no
+  // cache). REQUIRES: `cache` outlives the writer.
+  void set_cache(ManifestEntryCache* cache) { cache_ = cache; }
+
+  // Reads back (through manifest.h; manifests through the cache when one is set).
   Result<std::vector<ManifestEntry>> ReadManifest(const std::string& name) const;
+  // The same, shared with the cache instead of copied.
+  Result<ManifestEntryCache::Entries> ReadManifestShared(const std::string& name) const;
   Result<std::vector<ManifestFileMeta>> ReadManifestList(const std::string& name) const;
   Result<std::vector<IndexManifestEntry>> ReadIndexManifest(const std::string& name) const;
 
@@ -153,6 +160,7 @@ class ManifestFileWriter {
   std::vector<DataType> partition_types_;
   ManifestFileNamer* namer_;
   ManifestWriterOptions options_;
+  ManifestEntryCache* cache_ = nullptr;
 };
 
 }  // namespace tide

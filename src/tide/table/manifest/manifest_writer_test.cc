@@ -415,6 +415,65 @@ TEST(ManifestWriterTest, RollsOverAtTheTargetSizeEvery1000Records) {
   EXPECT_TRUE(big.WriteManifests({}).value().empty());
 }
 
+TEST(ManifestWriterTest, ACachedWriterKeepsEachFileItWritesAndReadsTheSameEntriesWithoutTheFile) {
+  testing::TempDir d;
+  ManifestFileNamer namer;
+  ManifestWriterOptions options;
+  options.target_file_size = 1;  // roll at every check: 1000 + 500 entries in two files
+  ManifestEntryCache cache;
+  ManifestFileWriter writer(FileSystem::Local(), d.path(), {}, &namer, options);
+  writer.set_cache(&cache);
+  std::vector<ManifestEntry> entries;
+  for (int i = 0; i < 1500; ++i) {
+    ManifestEntry e;
+    e.kind = FileKind::kAdd;
+    e.partition = EncodeSerializedBinaryRow({}, {}).value();
+    e.total_buckets = 1;
+    e.file.file_name = "data-" + std::to_string(i);
+    entries.push_back(e);
+  }
+  auto metas = writer.WriteManifests(entries);
+  ASSERT_TRUE(metas.ok()) << metas.status().ToString();
+  ASSERT_EQ(metas->size(), 2u);
+  EXPECT_EQ(cache.files(), 2u);
+  EXPECT_EQ(cache.entries(), 1500u);
+  // Each file's entries, as a reader without the cache decodes them from the file.
+  ManifestFileWriter plain(FileSystem::Local(), d.path(), {}, &namer);
+  std::vector<ManifestEntry> from_files;
+  for (const auto& m : *metas) {
+    auto held = cache.Find(m.file_name);
+    ASSERT_NE(held, nullptr);
+    EXPECT_EQ(*held, plain.ReadManifest(m.file_name).value());
+    from_files.insert(from_files.end(), held->begin(), held->end());
+  }
+  EXPECT_EQ(from_files, entries);
+  // Reads come from the cache: they still answer once the files are gone.
+  for (const auto& m : *metas) std::filesystem::remove(d.path() + "/" + m.file_name);
+  EXPECT_EQ(writer.ReadManifest((*metas)[1].file_name).value().size(), 500u);
+  EXPECT_FALSE(plain.ReadManifest((*metas)[1].file_name).ok());
+}
+
+TEST(ManifestEntryCacheTest, KeepsAtMostItsEntriesDroppingTheFilesPutFirst) {
+  auto file = [](int n) {
+    std::vector<ManifestEntry> entries(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) entries[static_cast<size_t>(i)].file.file_name = "data-" + std::to_string(i);
+    return std::make_shared<const std::vector<ManifestEntry>>(std::move(entries));
+  };
+  ManifestEntryCache cache(10);
+  cache.Put("a", file(4));
+  cache.Put("b", file(4));
+  EXPECT_EQ(cache.entries(), 8u);
+  cache.Put("c", file(4));  // 12 > 10: "a" leaves
+  EXPECT_EQ(cache.Find("a"), nullptr);
+  ASSERT_NE(cache.Find("b"), nullptr);
+  ASSERT_NE(cache.Find("c"), nullptr);
+  EXPECT_EQ(cache.entries(), 8u);
+  cache.Put("huge", file(11));  // larger than the whole budget: not kept, nothing dropped
+  EXPECT_EQ(cache.Find("huge"), nullptr);
+  EXPECT_EQ(cache.files(), 2u);
+  EXPECT_EQ(cache.Find("c")->size(), 4u);
+}
+
 TEST(ManifestWriterTest, NamesFollowFileStorePathFactory) {
   ManifestFileNamer namer;
   std::regex uuid("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}");

@@ -267,10 +267,10 @@ Result<std::vector<ManifestEntry>> ReadMergedEntries(const ManifestFileWriter& f
         if (!may) continue;
       }
     }
-    TIDE_ASSIGN_OR_RETURN(auto entries, files.ReadManifest(meta.file_name));
-    for (auto& e : entries) {
+    TIDE_ASSIGN_OR_RETURN(ManifestEntryCache::Entries entries, files.ReadManifestShared(meta.file_name));
+    for (const ManifestEntry& e : *entries) {
       if (partitions && !partitions->count(e.partition)) continue;
-      Status s = merger.Add(std::move(e));
+      Status s = merger.Add(e);
       if (!s.ok()) {
         return Status::Corruption("snapshot {}: {} (manifest {})", snapshot.id, s.message(),
                                   files.PathOf(meta.file_name));
@@ -321,6 +321,7 @@ Result<int64_t> FileStoreCommit::TryCommit(const TableInfo& info, const Changes&
   ManifestWriterOptions writer_options;
   writer_options.target_file_size = info.merge.target_file_size;
   ManifestFileWriter files(fs_, JoinPath(table_path_, "manifest"), info.partition_types, &namer_, writer_options);
+  files.set_cache(&manifest_cache_);
 
   // Whether this snapshot needs the conflict check (Java skips it for plain appends in streaming).
   bool only_level0_adds = std::all_of(changes.table_files.begin(), changes.table_files.end(), [](const auto& e) {

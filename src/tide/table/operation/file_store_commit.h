@@ -31,6 +31,9 @@
 // writes nothing (Java's filterCommitted). Batch-style writers that always use one identifier (Java
 // uses Long.MAX_VALUE) need a fresh commit user per commit.
 //
+// Manifests a committer writes or reads stay decoded in memory (ManifestEntryCache, bounded), so a
+// long-running committer decodes each of its own manifests never and each other one once.
+//
 // Thread-safety: one FileStoreCommit is used by one thread at a time. Any number of instances, in
 // threads or processes, may commit to the same table at once: the exclusive creation of the snapshot
 // file decides the order, the losers retry on the new latest snapshot.
@@ -204,6 +207,9 @@ class FileStoreCommit {
   FileStoreCommitConfig config_;
   SnapshotManager snapshots_;
   ManifestFileNamer namer_;
+  // The manifests this committer wrote or read, decoded (a long-running writer's commits read the same
+  // ones again: the conflict check, the manifest merge).
+  ManifestEntryCache manifest_cache_;
   // Per commit user: snapshots up to `checked_through` have been searched; `identifier` is the newest
   // one of that user found.
   struct UserProgress {
