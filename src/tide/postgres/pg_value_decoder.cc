@@ -285,7 +285,9 @@ bool IsNumericText(std::string_view s) {
   return digits;
 }
 
-// Binary numeric (numeric_send) → PostgreSQL's exact text output (get_str_from_var).
+// Binary numeric (numeric_send) → PostgreSQL's exact text output (get_str_from_var). Written digit by
+// digit (no formatting library, no digit vector): every numeric column value of the copy and the
+// stream goes through here.
 Result<std::string> NumericBinaryToText(std::string_view b) {
   ByteReader r(b, "numeric");
   auto fail = [&](std::string msg) -> Result<std::string> { return Status::Corruption("{}", msg); };
@@ -308,36 +310,47 @@ Result<std::string> NumericBinaryToText(std::string_view b) {
   if (r.remaining() != static_cast<size_t>(ndigits) * 2) {
     return fail(fmt::format("binary numeric says {} digits but has {} bytes for them", ndigits, r.remaining()));
   }
-  std::vector<int> digits(ndigits);
+  const char* digit_bytes = b.data() + 8;
   for (int i = 0; i < ndigits; ++i) {
-    int16_t d = *r.ReadBE<int16_t>();
+    const int16_t d = LoadBE<int16_t>(digit_bytes + 2 * i);
     if (d < 0 || d > 9999) return fail(fmt::format("binary numeric digit {} is {} (must be 0..9999)", i, d));
-    digits[i] = d;
   }
+  // Group d of the base-10000 digits (0 past the stored ones).
+  auto group = [&](int d) { return d >= 0 && d < ndigits ? LoadBE<int16_t>(digit_bytes + 2 * d) : 0; };
+  auto append4 = [](std::string* out, int v) {
+    const char text[4] = {static_cast<char>('0' + v / 1000), static_cast<char>('0' + v / 100 % 10),
+                          static_cast<char>('0' + v / 10 % 10), static_cast<char>('0' + v % 10)};
+    out->append(text, 4);
+  };
   std::string out;
+  out.reserve(static_cast<size_t>(std::max(weight, 0) + 1) * 4 + static_cast<size_t>(dscale) + 5);
   if (sign == 0x4000) out.push_back('-');
   if (weight < 0) {
     out.push_back('0');
   } else {
     for (int d = 0; d <= weight; ++d) {
-      int dig = d < ndigits ? digits[d] : 0;
-      if (d == 0) {
-        fmt::format_to(std::back_inserter(out), "{}", dig);
-      } else {
-        fmt::format_to(std::back_inserter(out), "{:04d}", dig);
+      const int dig = group(d);
+      if (d > 0) {
+        append4(&out, dig);
+        continue;
       }
+      // The first group without leading zeros ("0" for zero).
+      char reversed[4];
+      int n = 0;
+      int v = dig;
+      do {
+        reversed[n++] = static_cast<char>('0' + v % 10);
+        v /= 10;
+      } while (v > 0);
+      while (n > 0) out.push_back(reversed[--n]);
     }
   }
   if (dscale > 0) {
     out.push_back('.');
-    std::string frac;
+    const size_t frac_start = out.size();
     // Group d (d > weight) holds fraction digits 4*(d-weight-1) .. +3.
-    for (int d = weight + 1; static_cast<int>(frac.size()) < dscale; ++d) {
-      int dig = (d >= 0 && d < ndigits) ? digits[d] : 0;
-      fmt::format_to(std::back_inserter(frac), "{:04d}", dig);
-    }
-    frac.resize(dscale);
-    out.append(frac);
+    for (int d = weight + 1; static_cast<int>(out.size() - frac_start) < dscale; ++d) append4(&out, group(d));
+    out.resize(frac_start + static_cast<size_t>(dscale));
   }
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -182,6 +183,33 @@ TEST_F(PgValueDecoderTest, NumericNegativeScaleAndScaleAbovePrecision) {
   EXPECT_EQ(Dec(pg_oid::kNumeric, small)->type(), DataType::Decimal(5, 5));
   EXPECT_EQ(Text(pg_oid::kNumeric, "0.00123", small), Datum(DecimalValue{123}));
   EXPECT_EQ(Bin(pg_oid::kNumeric, NumericSend("-0.00999"), small), Datum(DecimalValue{-999}));
+}
+
+TEST_F(PgValueDecoderTest, RandomBinaryNumericsReadAsTheirExactTextAndDecimal) {
+  std::mt19937_64 rng(20261203);
+  for (int i = 0; i < 3000; ++i) {
+    // PostgreSQL's text form: no leading zeros, the fraction as long as its display scale.
+    const int int_digits = static_cast<int>(rng() % 20), frac_digits = static_cast<int>(rng() % 12);
+    std::string text;
+    for (int d = 0; d < int_digits; ++d) text.push_back(static_cast<char>('0' + (d == 0 ? 1 + rng() % 9 : rng() % 10)));
+    if (text.empty()) text = "0";
+    if (frac_digits > 0) text += ".";
+    for (int d = 0; d < frac_digits; ++d) text.push_back(static_cast<char>('0' + rng() % 10));
+    const bool zero = text.find_first_not_of("0.") == std::string::npos;
+    if (!zero && rng() % 2) text = "-" + text;
+    EXPECT_EQ(Bin(pg_oid::kNumeric, NumericSend(text)), Datum(text)) << text;
+    // The same value in a DECIMAL column wide enough for it: the unscaled integer.
+    const int scale = frac_digits;
+    const int32_t tm = NumericTypmod(std::max(1, std::max(int_digits, 1) + scale), scale);
+    std::string digits;
+    for (char c : text) {
+      if (c >= '0' && c <= '9') digits.push_back(c);
+    }
+    int128_t unscaled = 0;
+    for (char c : digits) unscaled = unscaled * 10 + (c - '0');
+    if (text[0] == '-') unscaled = -unscaled;
+    EXPECT_EQ(Bin(pg_oid::kNumeric, NumericSend(text), tm), Datum(DecimalValue{unscaled})) << text;
+  }
 }
 
 TEST_F(PgValueDecoderTest, NumericSpecialValuesInADecimalColumnBecomeNull) {

@@ -312,10 +312,18 @@ Result<std::vector<PatternToken>> CompileDatePattern(std::string_view pattern) {
   return tokens;
 }
 
+// `value` (>= 0) in decimal, zero-padded to `width` digits. Digit by digit: date_format runs for every
+// row of a table partitioned by it.
 void AppendPadded(std::string* out, int64_t value, int width) {
-  std::string digits = std::to_string(value);
-  if (static_cast<int>(digits.size()) < width) out->append(static_cast<size_t>(width) - digits.size(), '0');
-  out->append(digits);
+  char reversed[20];
+  int n = 0;
+  uint64_t v = static_cast<uint64_t>(value);
+  do {
+    reversed[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v > 0);
+  if (n < width) out->append(static_cast<size_t>(width - n), '0');
+  while (n > 0) out->push_back(reversed[--n]);
 }
 
 std::string FormatDatePattern(const std::vector<PatternToken>& tokens, const LocalDateTime& t) {
