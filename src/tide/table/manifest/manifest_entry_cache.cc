@@ -22,4 +22,18 @@ void ManifestEntryCache::Put(const std::string& name, Entries entries) {
   files_.emplace(name, std::move(entries));
 }
 
+void ManifestEntryCache::RetainOnly(const std::set<std::string>& live) {
+  std::deque<std::string> kept;
+  for (std::string& name : order_) {
+    if (live.count(name)) {
+      kept.push_back(std::move(name));
+      continue;
+    }
+    auto it = files_.find(name);
+    entries_ -= it->second->size();
+    files_.erase(it);
+  }
+  order_ = std::move(kept);
+}
+
 }  // namespace tide

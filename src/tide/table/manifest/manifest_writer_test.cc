@@ -472,6 +472,14 @@ TEST(ManifestEntryCacheTest, KeepsAtMostItsEntriesDroppingTheFilesPutFirst) {
   EXPECT_EQ(cache.Find("huge"), nullptr);
   EXPECT_EQ(cache.files(), 2u);
   EXPECT_EQ(cache.Find("c")->size(), 4u);
+  // Only the named files stay, with their entries counted.
+  cache.Put("d", file(2));
+  cache.RetainOnly({"c", "d", "never-put"});
+  EXPECT_EQ(cache.Find("b"), nullptr);
+  ASSERT_NE(cache.Find("c"), nullptr);
+  ASSERT_NE(cache.Find("d"), nullptr);
+  EXPECT_EQ(cache.files(), 2u);
+  EXPECT_EQ(cache.entries(), 6u);
 }
 
 TEST(ManifestWriterTest, NamesFollowFileStorePathFactory) {

@@ -357,7 +357,8 @@ Result<int64_t> FileStoreCommit::TryCommit(const TableInfo& info, const Changes&
     auto abandon = [&]() {
       for (const auto& name : written) files.DeleteQuietly(name);
     };
-    auto snap = WriteMetadata(info, &files, delta, latest, new_id, options, kind, &written);
+    std::set<std::string> listed_manifests;  // the data manifests the new snapshot lists
+    auto snap = WriteMetadata(info, &files, delta, latest, new_id, options, kind, &written, &listed_manifests);
     if (!snap.ok()) {
       abandon();
       return snap.status().WithContext(fmt::format("table {}: preparing snapshot {} (nothing was committed)",
@@ -384,6 +385,8 @@ Result<int64_t> FileStoreCommit::TryCommit(const TableInfo& info, const Changes&
       return outcome.status();
     }
     if (*outcome == PublishOutcome::kPublished) {
+      // What the next commit reads: the manifests of this snapshot.
+      manifest_cache_.RetainOnly(listed_manifests);
       WriteHint("LATEST", new_id, &rng);
       if (!latest) WriteHint("EARLIEST", new_id, &rng);
       return new_id;
@@ -541,7 +544,8 @@ Status FileStoreCommit::CheckConflicts(const TableInfo& info, const ManifestFile
 Result<Snapshot> FileStoreCommit::WriteMetadata(const TableInfo& info, ManifestFileWriter* writer, const Changes& delta,
                                                 const std::optional<Snapshot>& latest, int64_t new_id,
                                                 const CommitOptions& options, CommitKind kind,
-                                                std::vector<std::string>* written_files) const {
+                                                std::vector<std::string>* written_files,
+                                                std::set<std::string>* listed_manifests) const {
   ManifestFileWriter& files = *writer;
   std::vector<std::string>& written = *written_files;
   Snapshot snap;
@@ -568,6 +572,9 @@ Result<Snapshot> FileStoreCommit::WriteMetadata(const TableInfo& info, ManifestF
   for (const auto& m : delta_manifests) written.push_back(m.file_name);
   TIDE_ASSIGN_OR_RETURN(auto delta_list, files.WriteManifestList(delta_manifests));
   written.push_back(delta_list.first);
+  listed_manifests->clear();
+  for (const auto& m : merged.manifests) listed_manifests->insert(m.file_name);
+  for (const auto& m : delta_manifests) listed_manifests->insert(m.file_name);
 
   std::optional<std::pair<std::string, int64_t>> changelog_list;
   if (!delta.changelog_files.empty()) {

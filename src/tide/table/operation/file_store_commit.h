@@ -45,6 +45,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -151,6 +152,8 @@ class FileStoreCommit {
                                  const CommitOptions& options);
 
   const std::string& manifest_uuid() const { return namer_.uuid(); }
+  // The decoded manifests it keeps: after a commit, those its snapshot lists.
+  const ManifestEntryCache& manifest_cache() const { return manifest_cache_; }
 
  private:
   struct Changes;
@@ -185,7 +188,8 @@ class FileStoreCommit {
   // yet published). Every file written is appended to `written`, also on error.
   Result<Snapshot> WriteMetadata(const TableInfo& info, ManifestFileWriter* files, const Changes& delta,
                                  const std::optional<Snapshot>& latest, int64_t new_id, const CommitOptions& options,
-                                 CommitKind kind, std::vector<std::string>* written) const;
+                                 CommitKind kind, std::vector<std::string>* written,
+                                 std::set<std::string>* listed_manifests) const;
   enum class PublishOutcome {
     kPublished,  // snapshot-<id> holds this commit
     kLostRace,   // another committer's snapshot holds the id; this attempt's metadata is unreferenced

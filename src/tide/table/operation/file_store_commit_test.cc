@@ -174,6 +174,32 @@ TEST_F(FileStoreCommitTest, SecondCommitAddsToTheLiveFilesAndCarriesProperties) 
   EXPECT_EQ(fs()->ReadFile(table_ + "/snapshot/EARLIEST").value(), "1");
 }
 
+TEST_F(FileStoreCommitTest, KeepsTheManifestsOfItsLatestSnapshotDecodedAndNoOthers) {
+  auto committer = Committer();
+  // 45 commits, past manifest.merge-min-count (30): the base list is merged on the way; each commit also
+  // writes a changelog manifest, which no later commit reads.
+  for (int i = 1; i <= 45; ++i) {
+    CommitMessage m = NewFilesMessage(Partition(i % 2 ? "d1" : "d2"), 0, 2, {PkFile("f" + std::to_string(i), i, i)});
+    m.changelog_files = {PkFile("c" + std::to_string(i), i, i)};
+    auto r = committer->Commit({m}, Options(i));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    Snapshot s = Get(*Latest());
+    std::set<std::string> listed;
+    for (const std::string& list : {s.base_manifest_list, s.delta_manifest_list}) {
+      const std::vector<ManifestFileMeta> metas = ReadManifestList(fs(), table_ + "/manifest/" + list).value();
+      for (const auto& meta : metas) listed.insert(meta.file_name);
+    }
+    const ManifestEntryCache& cache = committer->manifest_cache();
+    EXPECT_EQ(cache.files(), listed.size()) << "after commit " << i;
+    for (const std::string& name : listed) {
+      auto held = cache.Find(name);
+      ASSERT_NE(held, nullptr) << name << " after commit " << i;
+      EXPECT_EQ(*held, ReadManifest(fs(), table_ + "/manifest/" + name).value());
+    }
+  }
+  EXPECT_EQ(LiveFiles().size(), 45u);
+}
+
 TEST_F(FileStoreCommitTest, CompactionReplacesFiles) {
   auto committer = Committer();
   ASSERT_TRUE(committer
