@@ -335,14 +335,8 @@ Result<std::string> NumericBinaryToText(std::string_view b) {
         continue;
       }
       // The first group without leading zeros ("0" for zero).
-      char reversed[4];
-      int n = 0;
-      int v = dig;
-      do {
-        reversed[n++] = static_cast<char>('0' + v % 10);
-        v /= 10;
-      } while (v > 0);
-      while (n > 0) out.push_back(reversed[--n]);
+      char first[4];
+      out.append(first, std::to_chars(first, first + sizeof first, dig).ptr);
     }
   }
   if (dscale > 0) {

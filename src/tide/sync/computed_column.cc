@@ -4,6 +4,7 @@
 #include <wctype.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -312,18 +313,14 @@ Result<std::vector<PatternToken>> CompileDatePattern(std::string_view pattern) {
   return tokens;
 }
 
-// `value` (>= 0) in decimal, zero-padded to `width` digits. Digit by digit: date_format runs for every
-// row of a table partitioned by it.
+// `value` (>= 0) in decimal, zero-padded to `width` digits (std::to_chars: no allocation; date_format
+// runs for every row of a table partitioned by it).
 void AppendPadded(std::string* out, int64_t value, int width) {
-  char reversed[20];
-  int n = 0;
-  uint64_t v = static_cast<uint64_t>(value);
-  do {
-    reversed[n++] = static_cast<char>('0' + v % 10);
-    v /= 10;
-  } while (v > 0);
+  char digits[20];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, value);
+  const int n = static_cast<int>(end - digits);
   if (n < width) out->append(static_cast<size_t>(width - n), '0');
-  while (n > 0) out->push_back(reversed[--n]);
+  out->append(digits, end);
 }
 
 std::string FormatDatePattern(const std::vector<PatternToken>& tokens, const LocalDateTime& t) {
