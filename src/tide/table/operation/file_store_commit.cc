@@ -6,6 +6,7 @@
 #include <set>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <nlohmann/json.hpp>
 
@@ -138,6 +139,15 @@ struct FileStoreCommit::Changes {
   std::vector<ManifestEntry> changelog_files;
   std::vector<IndexManifestEntry> index_files;
   bool empty() const { return table_files.empty() && changelog_files.empty() && index_files.empty(); }
+};
+
+struct FileStoreCommit::LastCommit {
+  CommitOptions options;
+  std::optional<OverwriteScope> overwrite;
+  Changes first;                       // the APPEND or OVERWRITE part, as given
+  CommitKind first_kind = CommitKind::kAppend;
+  std::optional<int64_t> first_id;     // its snapshot
+  std::optional<int64_t> compact_id;   // the COMPACT snapshot after it
 };
 
 namespace {
@@ -815,10 +825,16 @@ Result<CommitResult> FileStoreCommit::CommitImpl(const OverwriteScope* overwrite
     p.checked_through = std::max(p.checked_through, id);
     p.identifier = options.commit_identifier;
   };
+  auto last = std::make_unique<LastCommit>();
+  last->options = options;
+  if (overwrite) last->overwrite = *overwrite;
+  last->first_kind = overwrite ? CommitKind::kOverwrite : CommitKind::kAppend;
   if (do_first) {
-    CommitKind kind = overwrite ? CommitKind::kOverwrite : CommitKind::kAppend;
-    TIDE_ASSIGN_OR_RETURN(int64_t id, TryCommit(info, append, kind, options, overwrite, &result.attempts));
+    TIDE_ASSIGN_OR_RETURN(int64_t id, TryCommit(info, append, last->first_kind, options, overwrite, &result.attempts));
     record(id);
+    last->first_id = id;
+    last->first = std::move(append);
+    last_ = std::move(last);
   }
   if (!compact.empty()) {
     auto id = TryCommit(info, compact, CommitKind::kCompact, options, nullptr, &result.attempts);
@@ -835,8 +851,95 @@ Result<CommitResult> FileStoreCommit::CommitImpl(const OverwriteScope* overwrite
           table_name_, result.snapshot_ids.back()));
     }
     record(*id);
+    if (last) last_ = std::move(last);  // a COMPACT-only commit
+    last_->compact_id = *id;
   }
   result.outcome = CommitOutcome::kCommitted;
+  return result;
+}
+
+Result<RecheckResult> FileStoreCommit::RecheckLastCommit() {
+  RecheckResult result;
+  if (!last_) return result;
+  LastCommit& last = *last_;
+  auto stands = [&](int64_t id, CommitKind kind) -> Result<bool> {
+    auto s = snapshots_.Get(id);
+    if (!s.ok()) {
+      if (s.status().IsNotFound()) return true;  // expired or rolled back since: nothing left to compare
+      return s.status().WithContext("table " + table_name_ + ", checking its last commit");
+    }
+    return s->commit_user == last.options.commit_user && s->commit_identifier == last.options.commit_identifier &&
+           s->commit_kind == kind;
+  };
+  bool first_replaced = false;
+  if (last.first_id) {
+    TIDE_ASSIGN_OR_RETURN(bool ok, stands(*last.first_id, last.first_kind));
+    if (!ok) {
+      first_replaced = true;
+      result.replaced.push_back(*last.first_id);
+    }
+  }
+  if (last.compact_id) {
+    TIDE_ASSIGN_OR_RETURN(bool ok, stands(*last.compact_id, CommitKind::kCompact));
+    if (!ok) {
+      result.replaced.push_back(*last.compact_id);
+      result.compaction_lost = Status::Conflict(
+          "table {}: COMPACT snapshot {} of user {} was replaced by another committer's snapshot file; its "
+          "compaction is not in the table",
+          table_name_, *last.compact_id, last.options.commit_user);
+      last.compact_id.reset();  // reported once
+    }
+  }
+  if (!first_replaced) return result;
+
+  // The new files some snapshot since holds, or held and removed (compacted), are in the table.
+  TIDE_ASSIGN_OR_RETURN(TableInfo info, LoadTableInfo());
+  ManifestWriterOptions writer_options;
+  writer_options.target_file_size = info.merge.target_file_size;
+  ManifestFileWriter files(fs_, JoinPath(table_path_, "manifest"), info.partition_types, &namer_, writer_options);
+  files.set_cache(&manifest_cache_);
+  std::unordered_set<std::string> held;
+  TIDE_ASSIGN_OR_RETURN(auto latest_id, snapshots_.LatestId());
+  if (latest_id) {
+    TIDE_ASSIGN_OR_RETURN(Snapshot latest, snapshots_.Get(*latest_id));
+    TIDE_ASSIGN_OR_RETURN(auto live, ReadMergedEntries(files, latest, std::nullopt));
+    for (const ManifestEntry& e : live) held.insert(FileEntryKey(e));
+    for (int64_t id = *last.first_id; id <= *latest_id; ++id) {
+      auto s = snapshots_.Get(id);
+      if (!s.ok()) {
+        if (s.status().IsNotFound()) continue;
+        return s.status();
+      }
+      TIDE_ASSIGN_OR_RETURN(auto metas, files.ReadManifestList(s->delta_manifest_list));
+      for (const ManifestFileMeta& m : metas) {
+        TIDE_ASSIGN_OR_RETURN(ManifestEntryCache::Entries entries, files.ReadManifestShared(m.file_name));
+        for (const ManifestEntry& e : *entries) {
+          if (e.kind == FileKind::kDelete) held.insert(FileEntryKey(e));
+        }
+      }
+    }
+  }
+  Changes again;
+  size_t adds = 0;
+  for (const ManifestEntry& e : last.first.table_files) {
+    if (e.kind != FileKind::kAdd) continue;
+    ++adds;
+    if (!held.count(FileEntryKey(e))) again.table_files.push_back(e);
+  }
+  if (again.table_files.empty() && !(last.overwrite && adds == 0)) return result;
+  if (again.table_files.size() == adds) {
+    // Nothing of the commit is in the table: its changelog and index files go again with its files.
+    again.changelog_files = last.first.changelog_files;
+    again.index_files = last.first.index_files;
+  }
+  int attempts = 0;
+  TIDE_ASSIGN_OR_RETURN(int64_t id, TryCommit(info, again, last.first_kind, last.options,
+                                              last.overwrite ? &*last.overwrite : nullptr, &attempts));
+  result.recommitted = id;
+  last.first_id = id;
+  UserProgress& p = user_progress_[last.options.commit_user];
+  p.checked_through = std::max(p.checked_through, id);
+  p.identifier = last.options.commit_identifier;
   return result;
 }
 

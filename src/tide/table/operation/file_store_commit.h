@@ -34,6 +34,12 @@
 // Manifests a committer writes or reads stay decoded in memory (ManifestEntryCache, bounded), so a
 // long-running committer decodes each of its own manifests never and each other one once.
 //
+// A published snapshot can still be lost: Java's LocalFileIO checks that snapshot-<id> is absent and then
+// renames over it, so a Java committer in another process that checked before this one created the
+// file replaces it (a lock inside one JVM orders Java's own committers only). RecheckLastCommit finds
+// such a replacement and commits the lost files again on the latest snapshot; a writer calls it before
+// its next commit and before telling its source the data is durable.
+//
 // Thread-safety: one FileStoreCommit is used by one thread at a time. Any number of instances, in
 // threads or processes, may commit to the same table at once: the exclusive creation of the snapshot
 // file decides the order, the losers retry on the new latest snapshot.
@@ -96,6 +102,18 @@ struct CommitResult {
   std::optional<Status> compaction_lost;
 };
 
+// What RecheckLastCommit found.
+struct RecheckResult {
+  // Snapshots of the last commit whose files now hold another committer's snapshot.
+  std::vector<int64_t> replaced;
+  // The snapshot that committed the lost new files again (absent when none were lost: a later snapshot
+  // already holds them, or nothing was replaced).
+  std::optional<int64_t> recommitted;
+  // The replaced snapshot was this committer's COMPACT: its compaction is not in the table, and the
+  // writer must re-read its files from the latest snapshot (as after CommitResult::compaction_lost).
+  std::optional<Status> compaction_lost;
+};
+
 // What an Overwrite replaces.
 struct OverwriteScope {
   // nullopt: the whole table. Otherwise exactly these partitions (serialized BinaryRows).
@@ -150,6 +168,13 @@ class FileStoreCommit {
   // is not used.
   Result<CommitResult> Overwrite(const OverwriteScope& scope, const std::vector<CommitMessage>& messages,
                                  const CommitOptions& options);
+
+  // Checks that every snapshot the last successful Commit or Overwrite published still holds it (its
+  // user, identifier and kind). For a replaced APPEND or OVERWRITE snapshot, the new files no snapshot
+  // since holds or has removed are committed again on the latest snapshot (an OVERWRITE again over its
+  // scope), with the same user and identifier; a replaced COMPACT snapshot is reported in
+  // `compaction_lost`. Nothing to do (an empty result) when nothing was replaced or nothing was committed.
+  Result<RecheckResult> RecheckLastCommit();
 
   const std::string& manifest_uuid() const { return namer_.uuid(); }
   // The decoded manifests it keeps: after a commit, those its snapshot lists.
@@ -221,6 +246,9 @@ class FileStoreCommit {
     std::optional<int64_t> identifier;
   };
   std::map<std::string, UserProgress> user_progress_;
+  // The last successful Commit or Overwrite, for RecheckLastCommit.
+  struct LastCommit;
+  std::unique_ptr<LastCommit> last_;
 };
 
 }  // namespace tide

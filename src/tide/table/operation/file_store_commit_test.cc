@@ -267,6 +267,77 @@ TEST_F(FileStoreCommitTest, LostCompactionIsGivenUpAfterTheAppendWhenAsked) {
   EXPECT_EQ(LiveFiles(), (std::multiset<std::string>{"d-0-5-f1", "d-0-0-f2", "d-0-0-f3"}));
 }
 
+// Java's LocalFileIO checks that snapshot-<id> is absent, then renames over it: a Java committer in
+// another process can replace a snapshot Tide published a moment before. RecheckLastCommit finds the
+// replaced snapshot and commits its files again on top of the one that replaced it; a replaced
+// COMPACT snapshot is reported as a lost compaction instead.
+TEST_F(FileStoreCommitTest, ASnapshotReplacedByAnotherCommitterIsFoundAndItsFilesCommittedAgain) {
+  auto mine = Committer();
+  auto other = Committer();
+  const std::string snapshot_dir = table_ + "/snapshot/";
+  ASSERT_TRUE(mine->Commit({NewFilesMessage(Partition("d"), 0, 2, {PkFile("f1", 1, 5, 0, 5)})}, Options(1)).ok());
+  auto untouched = mine->RecheckLastCommit();
+  ASSERT_TRUE(untouched.ok()) << untouched.status().ToString();
+  EXPECT_TRUE(untouched->replaced.empty());
+  EXPECT_FALSE(untouched->recommitted.has_value());
+
+  ASSERT_TRUE(mine->Commit({NewFilesMessage(Partition("d"), 0, 2, {PkFile("f2", 4, 9)})}, Options(2)).ok());
+  ASSERT_EQ(Latest(), 2);
+  // The other committer's snapshot 2 was built on snapshot 1 (it compacts f1) and lands over ours.
+  ASSERT_TRUE(fs()->DeleteFile(snapshot_dir + "snapshot-2").ok());
+  CommitMessage compact;
+  compact.partition = Partition("d");
+  compact.bucket = 0;
+  compact.total_buckets = 2;
+  compact.compact_before = {PkFile("f1", 1, 5, 0, 5)};
+  compact.compact_after = {PkFile("f1c", 1, 5, /*level=*/5)};
+  CommitOptions java = Options(7, "java");
+  java.kind = CommitKind::kCompact;
+  ASSERT_TRUE(other->Commit({compact}, java).ok());
+  ASSERT_EQ(Get(2).commit_user, "java");
+  EXPECT_EQ(LiveFiles(), (std::multiset<std::string>{"d-0-5-f1c"}));  // f2 is lost
+
+  auto repaired = mine->RecheckLastCommit();
+  ASSERT_TRUE(repaired.ok()) << repaired.status().ToString();
+  EXPECT_EQ(repaired->replaced, (std::vector<int64_t>{2}));
+  ASSERT_EQ(repaired->recommitted, std::optional<int64_t>(3));
+  EXPECT_FALSE(repaired->compaction_lost.has_value());
+  EXPECT_EQ(Get(3).commit_user, "writer-a");
+  EXPECT_EQ(Get(3).commit_identifier, 2);
+  EXPECT_EQ(Get(3).commit_kind, CommitKind::kAppend);
+  EXPECT_EQ(LiveFiles(), (std::multiset<std::string>{"d-0-5-f1c", "d-0-0-f2"}));
+  auto again = mine->RecheckLastCommit();
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->replaced.empty());
+  // The repeated identifier is known as committed.
+  auto repeated = mine->Commit({NewFilesMessage(Partition("d"), 0, 2, {PkFile("f2", 4, 9)})}, Options(2));
+  ASSERT_TRUE(repeated.ok());
+  EXPECT_EQ(repeated->outcome, CommitOutcome::kAlreadyCommitted);
+
+  // Our COMPACT snapshot replaced: reported, not committed again (its inputs may be gone).
+  CommitMessage ours;
+  ours.partition = Partition("d");
+  ours.bucket = 0;
+  ours.total_buckets = 2;
+  ours.compact_before = {PkFile("f2", 4, 9)};
+  ours.compact_after = {PkFile("f2c", 4, 9, /*level=*/4)};
+  CommitOptions compact_options = Options(3);
+  compact_options.kind = CommitKind::kCompact;
+  ASSERT_TRUE(mine->Commit({ours}, compact_options).ok());
+  ASSERT_EQ(Latest(), 4);
+  ASSERT_TRUE(fs()->DeleteFile(snapshot_dir + "snapshot-4").ok());
+  ASSERT_TRUE(other->Commit({NewFilesMessage(Partition("d"), 1, 2, {PkFile("g1", 1, 2)})}, Options(8, "java")).ok());
+  ASSERT_EQ(Get(4).commit_user, "java");
+  auto lost = mine->RecheckLastCommit();
+  ASSERT_TRUE(lost.ok()) << lost.status().ToString();
+  EXPECT_EQ(lost->replaced, (std::vector<int64_t>{4}));
+  EXPECT_FALSE(lost->recommitted.has_value());
+  ASSERT_TRUE(lost->compaction_lost.has_value());
+  EXPECT_TRUE(lost->compaction_lost->IsConflict());
+  EXPECT_EQ(Latest(), 4);
+  EXPECT_EQ(LiveFiles(), (std::multiset<std::string>{"d-0-5-f1c", "d-0-0-f2", "d-1-0-g1"}));
+}
+
 TEST_F(FileStoreCommitTest, ConflictsAreRefusedAndLeaveNothingBehind) {
   auto committer = Committer();
   ASSERT_TRUE(committer->Commit({NewFilesMessage(Partition("d"), 0, 2, {PkFile("f1", 1, 10, 5)})}, Options(1)).ok());
