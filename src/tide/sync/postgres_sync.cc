@@ -714,6 +714,8 @@ class Pipeline {
     // The interval runs from the start of a commit round to the start of the next, so the time a round
     // takes does not add to the next one's wait.
     const Clock::time_point started = Clock::now();
+    // The previous round's snapshots first: a replaced one is committed again before anything newer.
+    TIDE_RETURN_IF_ERROR(RecheckCommits());
     bool any = false;
     for (auto& [target, sink] : targets_) {
       if (!sink->pending()) continue;
@@ -736,6 +738,12 @@ class Pipeline {
     if (any) ++stats_->commits;
     // ... but a round that took longer than the interval leaves at least half an interval to the next.
     last_commit_ = std::max(started, Clock::now() - o_.commit_interval / 2);
+    return Status::OK();
+  }
+
+  // Every table's last commit still stands (TableSink::RecheckCommit).
+  Status RecheckCommits() {
+    for (auto& [target, sink] : targets_) TIDE_RETURN_IF_ERROR(sink->RecheckCommit());
     return Status::OK();
   }
 
@@ -812,6 +820,29 @@ class Pipeline {
       }
       publish_acknowledged();
     };
+    // PostgreSQL hears of a position once the snapshots holding it were rechecked (RecheckCommits) a
+    // commit interval or more after they landed: by the next round, or when the tables are idle.
+    // `unchecked_end`: the end of the last round's transactions, while its snapshots are not rechecked.
+    Lsn unchecked_end = kInvalidLsn;
+    auto commit_round = [&]() -> Status {
+      const Lsn covered = last_end_lsn, previous = unchecked_end;
+      TIDE_RETURN_IF_ERROR(CommitRound(last_commit_lsn));  // rechecks the previous round's snapshots first
+      acknowledge(previous);
+      unchecked_end = covered;
+      return Status::OK();
+    };
+    auto acknowledge_idle = [&]() -> Status {
+      if (unchecked_end != kInvalidLsn) {
+        if (Clock::now() - last_commit_ < o_.commit_interval) {
+          publish_acknowledged();
+          return Status::OK();
+        }
+        TIDE_RETURN_IF_ERROR(RecheckCommits());
+        unchecked_end = kInvalidLsn;
+      }
+      acknowledge(last_end_lsn);
+      return Status::OK();
+    };
     // Changes of the transaction in flight per source table, published when it commits.
     std::vector<std::pair<PgTableName, int64_t>> txn_changes;
     Status result;
@@ -832,12 +863,12 @@ class Pipeline {
         if (in_txn) continue;
         if (AnyPending()) {
           if (Clock::now() - last_commit_ >= o_.commit_interval) {
-            result = CommitRound(last_commit_lsn);
+            result = commit_round();
             if (!result.ok()) break;
-            acknowledge(last_end_lsn);
           }
         } else {
-          acknowledge(last_end_lsn);  // the selected tables are idle: let PostgreSQL free the WAL
+          result = acknowledge_idle();  // the selected tables are idle: let PostgreSQL free the WAL
+          if (!result.ok()) break;
         }
         continue;
       }
@@ -922,17 +953,15 @@ class Pipeline {
         // TRUNCATE go with the overwrite: a snapshot never holds part of a transaction.)
         if (txn_truncated || Clock::now() - last_commit_ >= o_.commit_interval) {
           txn_truncated = false;
-          if (AnyPending()) {
-            result = CommitRound(last_commit_lsn);
-            if (!result.ok()) break;
-          }
-          acknowledge(last_end_lsn);
+          result = AnyPending() ? commit_round() : acknowledge_idle();
+          if (!result.ok()) break;
         }
       }
     }
     if (result.ok() && !in_txn) {
       // Stopping: what is buffered is whole transactions; commit it, then tell PostgreSQL.
       result = CommitRound(last_commit_lsn);
+      if (result.ok()) result = RecheckCommits();
       if (result.ok()) {
         acknowledge(last_end_lsn);
         stream->Flush().IgnoreError();

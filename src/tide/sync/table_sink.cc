@@ -4,6 +4,7 @@
 #include "tide/base/strings.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
@@ -129,6 +130,7 @@ Status TableSink::RenewMaintenance() {
 
 Status TableSink::NewWriter(bool for_overwrite) {
   if (write_) write_->Abort();
+  renew_writer_ = false;
   TIDE_RETURN_IF_ERROR(RenewMaintenance());
   TableWriteConfig config;
   config.table_name = table_name_;
@@ -1031,9 +1033,34 @@ Status TableSink::Apply(const RowChange& change, const TransactionContext& conte
   return Status::OK();
 }
 
+Status TableSink::RecheckCommit() {
+  if (!failed_.ok()) return failed_;
+  auto recheck = commit_->RecheckLastCommit();
+  if (!recheck.ok()) return Fail(recheck.status());
+  if (recheck->replaced.empty()) return Status::OK();
+  TIDE_LOG_WARN("table {}: snapshot(s) {} of this sync were replaced by another committer's snapshot file (Java "
+                "Paimon on a local file system renames over a snapshot created after its check); {}",
+                table_name_, fmt::join(recheck->replaced, ", "),
+                recheck->recommitted ? fmt::format("their files are committed again as snapshot {}", *recheck->recommitted)
+                                     : std::string("the table holds their files"));
+  if (recheck->recommitted) committed_.snapshot_id = *recheck->recommitted;
+  if (recheck->compaction_lost) {
+    // The writer's levels hold the lost compaction's files: re-read the table, once nothing is pending.
+    if (pending_) {
+      renew_writer_ = true;
+    } else {
+      Status s = NewWriter();
+      if (!s.ok()) return Fail(s);
+    }
+  }
+  return Status::OK();
+}
+
 Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn, const std::vector<std::string>& copied_sources) {
   if (!failed_.ok()) return failed_;
   if (!pending_ && !copy_lsn) return Status::OK();
+  // Nothing newer is published before the last commit is known to stand.
+  TIDE_RETURN_IF_ERROR(RecheckCommit());
   std::map<std::string, Lsn> source_copy_lsn = committed_.source_copy_lsn;
   if (sources_.size() > 1 && committed_.copy_lsn != kInvalidLsn) {
     // Sources held before a second one joined recorded only the plain copy position: it is theirs.
@@ -1087,7 +1114,12 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn, const std:
     truncate_ = false;
     Status s = NewWriter();
     if (!s.ok()) return Fail(s);
+  } else if (renew_writer_ && !result->compaction_lost) {
+    renew_writer_ = false;
+    Status s = NewWriter();
+    if (!s.ok()) return Fail(s);
   } else if (result->compaction_lost) {
+    renew_writer_ = false;
     // The rows are in (the APPEND snapshot); the writer's levels are not what the table holds.
     TIDE_LOG_WARN("table {}: a compaction was given up, another writer compacted the same files first ({}); "
                   "its files are left for orphan removal and the writer re-reads the table",

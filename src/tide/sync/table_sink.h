@@ -189,6 +189,12 @@ class TableSink {
   // its keys, committed and buffered), the other sources' rows stay.
   Status Truncate(const PgTableName* source = nullptr);
 
+  // Checks that the snapshots of the last commit still hold it (FileStoreCommit::RecheckLastCommit): a
+  // Java writer in another process may replace a snapshot file a moment after it landed. Lost files are
+  // committed again at once; a lost compaction renews the writer (after the next commit when changes
+  // are pending). Called before each commit and before the source is told a position is durable.
+  Status RecheckCommit();
+
   // Commits what is buffered as holding every source transaction up to `commit_lsn`. With `copy_lsn`
   // the commit also completes the initial copy taken at that position (and is made even when the table
   // is empty). No-op when nothing is pending and no copy completes.
@@ -287,6 +293,7 @@ class TableSink {
   static constexpr int64_t kRecentRowsBudget = 64 << 20;
   bool remember_rows_ = true;  // MayNeedRecentRows()
   bool pending_ = false;
+  bool renew_writer_ = false;  // a recheck found a compaction of the writer lost while changes were pending
   bool truncate_ = false;  // the next commit overwrites the table
   // A cross-partition update table: the key index routes deletes, so a key-only delete need not
   // compute partition columns.
