@@ -168,7 +168,7 @@ void ParquetColumnChunkWriter::AppendNull(int16_t rep, int16_t def) {
   def_levels_.push_back(static_cast<uint16_t>(def));
 }
 
-void ParquetColumnChunkWriter::AppendBytes(const std::string& v) {
+void ParquetColumnChunkWriter::AppendBytes(std::string_view v) {
   page_plain_bytes_ += static_cast<int64_t>(4 + v.size());
   if (dictionary_active_) {
     auto it = dictionary_index_.find(v);
@@ -178,7 +178,7 @@ void ParquetColumnChunkWriter::AppendBytes(const std::string& v) {
     }
     if (static_cast<int64_t>(dictionary_.size() + 4 + v.size()) <= dictionary_bytes_) {
       const uint32_t index = static_cast<uint32_t>(dictionary_index_.size());
-      dictionary_index_.emplace(v, index);
+      dictionary_index_.emplace(std::string(v), index);
       PutLittleEndian(static_cast<int32_t>(v.size()), &dictionary_);
       dictionary_.append(v);
       indices_.push_back(index);
@@ -268,16 +268,7 @@ void ParquetColumnChunkWriter::AppendValue(int16_t rep, const Datum& value) {
     case ParquetPhysicalType::kByteArray: {
       const std::string& v = value.as_string();
       AppendBytes(v);
-      if (v.size() > kMaxStatisticsValueBytes) {
-        oversized_ = true;
-      } else if (!has_bounds_) {
-        min_bytes_ = max_bytes_ = v;
-        has_bounds_ = true;
-      } else if (v < min_bytes_) {  // std::string compares as unsigned bytes
-        min_bytes_ = v;
-      } else if (v > max_bytes_) {
-        max_bytes_ = v;
-      }
+      UpdateBytesStats(v);
       break;
     }
     case ParquetPhysicalType::kFixedLenByteArray: {
@@ -294,6 +285,147 @@ void ParquetColumnChunkWriter::AppendValue(int16_t rep, const Datum& value) {
       break;
     }
   }
+}
+
+void ParquetColumnChunkWriter::UpdateBytesStats(std::string_view v) {
+  if (v.size() > kMaxStatisticsValueBytes) {
+    oversized_ = true;
+  } else if (!has_bounds_) {
+    min_bytes_ = max_bytes_ = v;
+    has_bounds_ = true;
+  } else if (v < std::string_view(min_bytes_)) {  // compares as unsigned bytes
+    min_bytes_ = v;
+  } else if (v > std::string_view(max_bytes_)) {
+    max_bytes_ = v;
+  }
+}
+
+Status ParquetColumnChunkWriter::CheckColumn(const ColumnVector& column, const uint32_t* rows, size_t n) const {
+  const DataType& type = column_.type;
+  if (max_rep_ > 0 || column.kind() != ColumnVector::KindOf(type) || column.type().root() != type.root() ||
+      column.type().precision() != type.precision()) {
+    return Status::Internal("column {} ({}): a column vector of {} cannot be written to it", column_.name,
+                            type.ToString(), column.type().ToString());
+  }
+  auto wrong = [&](std::string_view detail) {
+    return Status::InvalidArgument("column {} ({}): {}", column_.name, type.ToString(), detail);
+  };
+  if (column.has_nulls() && !optional_) {
+    for (size_t i = 0; i < n; ++i) {
+      if (column.IsNull(rows[i])) return wrong("NULL in a NOT NULL column; give the column a value or make it nullable");
+    }
+  }
+  auto check_range = [&](int64_t lo, int64_t hi) -> Status {
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t v = column.Int64(rows[i]);
+      if ((v < lo || v > hi) && !column.IsNull(rows[i])) return wrong(fmt::format("{} is out of range", v));
+    }
+    return Status::OK();
+  };
+  switch (type.root()) {
+    case TypeRoot::kTinyInt: return check_range(INT8_MIN, INT8_MAX);
+    case TypeRoot::kSmallInt: return check_range(INT16_MIN, INT16_MAX);
+    case TypeRoot::kInt:
+    case TypeRoot::kDate:
+    case TypeRoot::kTime: return check_range(INT32_MIN, INT32_MAX);
+    case TypeRoot::kDecimal: {
+      const __int128 limit = Pow10(type.precision());
+      for (size_t i = 0; i < n; ++i) {
+        const __int128 v = column.Int64(rows[i]);
+        if (v >= limit || v <= -limit) return wrong(DecimalToString(v, type.scale()) + " has too many digits");
+      }
+      return Status::OK();
+    }
+    case TypeRoot::kChar:
+    case TypeRoot::kVarChar:
+    case TypeRoot::kBinary:
+    case TypeRoot::kVarBinary:
+      for (size_t i = 0; i < n; ++i) {
+        const size_t size = column.Bytes(rows[i]).size();
+        if (size > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+          return wrong(fmt::format("a value of {} bytes is longer than Parquet's 2 GiB limit", size));
+        }
+      }
+      return Status::OK();
+    default: return Status::OK();  // every stored value fits: booleans, floats, timestamps in their units
+  }
+}
+
+Status ParquetColumnChunkWriter::AppendColumn(const ColumnVector& column, const uint32_t* rows, size_t n) {
+  const bool nulls = column.has_nulls();
+  // After each value, as MaybeFinishPage after each row.
+  auto end_of_row = [&]() -> Status {
+    const int64_t page_size = std::max(static_cast<int64_t>(values_.size()), page_plain_bytes_);
+    return page_size >= page_bytes_ ? FinishPage() : Status::OK();
+  };
+  auto present = [&]() {
+    ++page_values_;
+    ++chunk_values_;
+    if (max_def_ > 0) def_levels_.push_back(static_cast<uint16_t>(max_def_));
+  };
+  for (size_t i = 0; i < n; ++i) {
+    const size_t r = rows[i];
+    if (nulls && column.IsNull(r)) {
+      AppendNull(0, 0);
+    } else {
+      present();
+      switch (physical_) {
+        case ParquetPhysicalType::kBoolean: {
+          const bool v = column.Int64(r) != 0;
+          if (bool_bits_ % 8 == 0) values_.push_back(0);
+          if (v) values_.back() = static_cast<char>(values_.back() | (1 << (bool_bits_ % 8)));
+          ++bool_bits_;
+          UpdateIntStats(v ? 1 : 0);
+          break;
+        }
+        case ParquetPhysicalType::kInt32: {
+          const int64_t v = column.Int64(r);
+          PutLittleEndian(static_cast<int32_t>(v), &values_);
+          UpdateIntStats(v);
+          break;
+        }
+        case ParquetPhysicalType::kInt64: {
+          const int64_t v = column.Int64(r);
+          PutLittleEndian(v, &values_);
+          UpdateIntStats(v);
+          break;
+        }
+        case ParquetPhysicalType::kFloat:
+        case ParquetPhysicalType::kDouble: {
+          const bool is_float = physical_ == ParquetPhysicalType::kFloat;
+          const double v = is_float ? static_cast<double>(column.Float(r)) : column.Double(r);
+          if (is_float) {
+            PutLittleEndian(column.Float(r), &values_);
+          } else {
+            PutLittleEndian(v, &values_);
+          }
+          if (std::isnan(v)) {
+            saw_nan_ = true;
+          } else if (!has_bounds_) {
+            min_real_ = max_real_ = v;
+            has_bounds_ = true;
+          } else {
+            if (v < min_real_ || (v == 0 && min_real_ == 0 && std::signbit(v))) min_real_ = v;
+            if (v > max_real_ || (v == 0 && max_real_ == 0 && !std::signbit(v))) max_real_ = v;
+          }
+          break;
+        }
+        case ParquetPhysicalType::kByteArray: {
+          const std::string_view v = column.Bytes(r);
+          AppendBytes(v);
+          UpdateBytesStats(v);
+          break;
+        }
+        case ParquetPhysicalType::kInt96:
+        case ParquetPhysicalType::kFixedLenByteArray:
+          return Status::Internal("column {}: no column vector is written as {}", column_.name,
+                                  static_cast<int>(physical_));
+      }
+    }
+    if (!deferred_.ok()) return deferred_;
+    TIDE_RETURN_IF_ERROR(end_of_row());
+  }
+  return Status::OK();
 }
 
 Status ParquetColumnChunkWriter::FinishPage() {

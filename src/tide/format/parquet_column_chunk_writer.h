@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -39,6 +40,7 @@
 #include "tide/format/parquet_column.h"
 #include "tide/format/parquet_compression.h"
 #include "tide/format/parquet_schema_builder.h"
+#include "tide/types/column_vector.h"
 #include "tide/types/datum.h"
 
 namespace tide {
@@ -97,6 +99,12 @@ class ParquetColumnChunkWriter {
   void AppendValue(int16_t rep, const Datum& value);
   // An entry without a value: NULL, or an ancestor NULL or empty, at definition level `def` < max.
   void AppendNull(int16_t rep, int16_t def);
+  // The typed form of Check and Append for a top-level leaf of a flat type: `rows[0..n)` of `column`
+  // (whose type is the leaf's column type), each checked as Check checks it / written as Append followed
+  // by MaybeFinishPage writes it, so pages end where row-by-row appends end them.
+  Status CheckColumn(const ColumnVector& column, const uint32_t* rows, size_t n) const;
+  Status AppendColumn(const ColumnVector& column, const uint32_t* rows, size_t n);
+
   // Ends the open page if its values reached the page size. Call between rows only.
   Status MaybeFinishPage() {
     if (!deferred_.ok()) return deferred_;
@@ -118,7 +126,8 @@ class ParquetColumnChunkWriter {
  private:
   Status FinishPage();
   void UpdateIntStats(int64_t v);
-  void AppendBytes(const std::string& v);
+  void AppendBytes(std::string_view v);
+  void UpdateBytesStats(std::string_view v);
   void WritePage(int32_t page_type, const std::string& body, int64_t num_values, int32_t encoding);
 
   ParquetColumnSpec column_;
@@ -135,7 +144,11 @@ class ParquetColumnChunkWriter {
   bool dictionary_eligible_;    // BYTE_ARRAY, not repeated, dictionary_bytes > 0
   bool dictionary_active_;      // values still go to the dictionary in this chunk
   int64_t dictionary_bytes_;
-  std::unordered_map<std::string, uint32_t> dictionary_index_;
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view v) const { return std::hash<std::string_view>{}(v); }
+  };
+  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> dictionary_index_;
   std::string dictionary_;      // the distinct values, PLAIN
   Status deferred_;             // a page that failed to compress while appending
 

@@ -110,6 +110,46 @@ Status ParquetFileEncoder::Append(const Row& row) {
   return Status::OK();
 }
 
+bool ParquetFileEncoder::CanAppendColumns() const {
+  for (const ParquetValuePlan& column : plan_.columns) {
+    if (column.kind != ParquetValuePlan::kLeaf || !ColumnVector::KindOf(column.type)) return false;
+  }
+  return true;
+}
+
+Status ParquetFileEncoder::AppendColumns(const std::vector<const ColumnVector*>& columns, const uint32_t* rows,
+                                         size_t n) {
+  if (finished_) return Status::InvalidArgument("append after Finish");
+  const std::vector<ParquetValuePlan>& plans = plan_.columns;
+  if (columns.size() != plans.size()) {
+    return Status::InvalidArgument("{} column vectors for a file of {} columns", columns.size(), plans.size());
+  }
+  if (!CanAppendColumns()) {
+    return Status::NotSupported("the file has a column without a column vector form; append its rows one by one");
+  }
+  for (size_t c = 0; c < plans.size(); ++c) {
+    TIDE_RETURN_IF_ERROR(leaves_[static_cast<size_t>(plans[c].first_leaf)].CheckColumn(*columns[c], rows, n));
+  }
+  size_t done = 0;
+  while (done < n) {
+    const int64_t group_room = options_.row_group_rows - group_rows_;
+    const size_t step = std::min({n - done, kColumnAppendRows, static_cast<size_t>(std::max<int64_t>(1, group_room))});
+    int64_t buffered = 0;
+    for (size_t c = 0; c < plans.size(); ++c) {
+      ParquetColumnChunkWriter& leaf = leaves_[static_cast<size_t>(plans[c].first_leaf)];
+      TIDE_RETURN_IF_ERROR(leaf.AppendColumn(*columns[c], rows + done, step));
+      buffered += leaf.buffered_bytes();
+    }
+    done += step;
+    row_count_ += static_cast<int64_t>(step);
+    group_rows_ += static_cast<int64_t>(step);
+    if (group_rows_ >= options_.row_group_rows || buffered >= options_.row_group_bytes) {
+      TIDE_RETURN_IF_ERROR(FinishRowGroup());
+    }
+  }
+  return Status::OK();
+}
+
 Status ParquetFileEncoder::CheckValue(const ParquetValuePlan& plan, const Datum& value) const {
   if (plan.kind == ParquetValuePlan::kLeaf) return leaves_[static_cast<size_t>(plan.first_leaf)].Check(value);
   auto wrong = [&](std::string_view detail) {

@@ -62,6 +62,16 @@ class ParquetFileEncoder {
   // Adds one row (a Datum per column, in column order).
   Status Append(const Row& row);
 
+  // Adds rows[0..n) of the columns (one ColumnVector per column, in column order), as n calls of Append
+  // with those rows would, to the byte: the same pages, statistics and row groups, except that a row
+  // group ended by `row_group_bytes` ends at the first multiple of kColumnAppendRows rows past the
+  // threshold. Checks every value before writing any. NotSupported when a column is not a flat column
+  // that has a ColumnVector (nested columns, wide decimals and timestamps): append such rows with Append.
+  static constexpr size_t kColumnAppendRows = 4096;
+  Status AppendColumns(const std::vector<const ColumnVector*>& columns, const uint32_t* rows, size_t n);
+  // Whether AppendColumns takes columns of these types.
+  bool CanAppendColumns() const;
+
   int64_t row_count() const { return row_count_; }
   int64_t row_groups() const { return static_cast<int64_t>(row_groups_.size()); }
 

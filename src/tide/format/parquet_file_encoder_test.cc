@@ -16,6 +16,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <random>
 
 #include "testing/temp_dir.h"
 #include "tide/format/parquet_footer.h"
@@ -999,6 +1000,139 @@ TEST(ParquetFileEncoderTest, PagesCarryTheirCrcAndChunksTheirExtent) {
     }
   }
   EXPECT_GT(pages, 9);
+}
+
+}  // namespace
+}  // namespace tide
+
+namespace tide {
+namespace {
+
+// Random values of every type with a ColumnVector: edges, NULLs (in nullable columns), repeats (so
+// dictionaries fill), strings longer than the statistics limit, NaN and both zeros.
+Datum RandomValue(const DataType& type, std::mt19937_64& rng) {
+  std::uniform_int_distribution<int> pick(0, 9);
+  if (type.nullable() && pick(rng) == 0) return Datum();
+  const int64_t r = static_cast<int64_t>(rng());
+  switch (type.root()) {
+    case TypeRoot::kBoolean: return Datum((r & 1) != 0);
+    case TypeRoot::kTinyInt: return Datum(static_cast<int64_t>(static_cast<int8_t>(r)));
+    case TypeRoot::kSmallInt: return Datum(static_cast<int64_t>(static_cast<int16_t>(r)));
+    case TypeRoot::kInt: return Datum(static_cast<int64_t>(static_cast<int32_t>(r % 1000)));
+    case TypeRoot::kBigInt: return Datum(pick(rng) == 1 ? std::numeric_limits<int64_t>::min() : r);
+    case TypeRoot::kDate: return Datum(static_cast<int64_t>(r % 100000));
+    case TypeRoot::kTime: return Datum(static_cast<int64_t>(std::abs(r % 86400000)));
+    case TypeRoot::kFloat: {
+      const float edges[] = {0.0f, -0.0f, std::numeric_limits<float>::quiet_NaN(), 1.5f, -3.25e10f};
+      return Datum(pick(rng) < 5 ? edges[pick(rng) % 5] : static_cast<float>(r % 100000) / 7.0f);
+    }
+    case TypeRoot::kDouble: {
+      const double edges[] = {0.0, -0.0, std::numeric_limits<double>::quiet_NaN(), 1e300, -1e-300};
+      return Datum(pick(rng) < 3 ? edges[pick(rng) % 5] : static_cast<double>(r) / 3.0);
+    }
+    case TypeRoot::kDecimal: {
+      int64_t limit = 1;
+      for (int i = 0; i < type.precision(); ++i) limit *= 10;
+      return Datum(DecimalValue{r % limit});
+    }
+    case TypeRoot::kTimestamp:
+    case TypeRoot::kTimestampLtz: {
+      const int64_t micros = r % (int64_t{4000} * 365 * 86400 * 1000000);
+      if (type.precision() <= 3) return Datum(TimestampValue{micros / 1000, 0});
+      return Datum(TimestampValue::FromMicros(micros));
+    }
+    default: {
+      const int kind = pick(rng);
+      if (kind < 6) return Datum("value-" + std::to_string(r % 50));  // repeats: the dictionary
+      if (kind == 6) return Datum(std::string(kMaxStatisticsValueBytes + 1 + static_cast<size_t>(r % 9), 'z'));
+      if (kind == 7) return Datum(std::string());
+      return Datum(std::string("\xff\x00", 2) + std::to_string(r));
+    }
+  }
+}
+
+// AppendColumns writes the same bytes as Append row by row, for rows taken in any order (a sort's
+// permutation), over many pages, row groups and a dictionary that fills up mid-chunk.
+TEST(ParquetFileEncoderColumnsTest, ColumnAppendsWriteTheBytesOfRowAppends) {
+  const std::vector<DataType> types = {
+      DataType::BigInt(false), DataType::Int(),        DataType::TinyInt(),      DataType::SmallInt(),
+      DataType::Boolean(),     DataType::Float(),      DataType::Double(),       DataType::Decimal(9, 2),
+      DataType::Decimal(18, 4), DataType::Date(),      DataType::Time(),         DataType::Timestamp(3),
+      DataType::Timestamp(6), DataType::TimestampLtz(6), DataType::String(),     DataType::Bytes(),
+      DataType::VarChar(20, false)};
+  std::vector<ParquetColumnSpec> specs;
+  for (size_t i = 0; i < types.size(); ++i) {
+    specs.push_back(ParquetColumnSpec{"c" + std::to_string(i), static_cast<int32_t>(i), types[i]});
+  }
+  std::mt19937_64 rng(20261203);
+  for (int round = 0; round < 4; ++round) {
+    SCOPED_TRACE(round);
+    const size_t n = round == 0 ? 1 : 3000 + static_cast<size_t>(rng() % 9000);
+    std::vector<Row> rows(n);
+    std::vector<ColumnVector> columns;
+    for (const DataType& t : types) columns.emplace_back(t);
+    for (Row& row : rows) {
+      for (size_t c = 0; c < types.size(); ++c) {
+        row.push_back(RandomValue(types[c], rng));
+        ASSERT_TRUE(columns[c].AppendDatum(row.back(), specs[c].name).ok());
+        EXPECT_EQ(columns[c].GetDatum(columns[c].size() - 1), row.back()) << specs[c].name;
+      }
+    }
+    std::vector<uint32_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
+    std::shuffle(order.begin(), order.end(), rng);
+
+    ParquetEncoderOptions options;
+    options.page_bytes = round == 1 ? 64 : 4096;
+    options.row_group_rows = round == 3 ? 7 : 2500;
+    options.dictionary_bytes = round == 2 ? 0 : 300;
+    options.codec = round == 2 ? ParquetCodec::kUncompressed : ParquetCodec::kZstd;
+    auto by_rows = ParquetFileEncoder::Create(specs, options);
+    auto by_columns = ParquetFileEncoder::Create(specs, options);
+    ASSERT_TRUE(by_rows.ok() && by_columns.ok());
+    ASSERT_TRUE((*by_columns)->CanAppendColumns());
+    for (uint32_t i : order) ASSERT_TRUE((*by_rows)->Append(rows[i]).ok());
+    std::vector<const ColumnVector*> pointers;
+    for (const ColumnVector& c : columns) pointers.push_back(&c);
+    // In two calls, the first ending mid-row-group.
+    const size_t first = n / 3;
+    ASSERT_TRUE((*by_columns)->AppendColumns(pointers, order.data(), first).ok());
+    ASSERT_TRUE((*by_columns)->AppendColumns(pointers, order.data() + first, n - first).ok());
+    EXPECT_EQ((*by_rows)->row_count(), (*by_columns)->row_count());
+    EXPECT_EQ((*by_rows)->row_groups(), (*by_columns)->row_groups());
+    auto a = (*by_rows)->Finish();
+    auto b = (*by_columns)->Finish();
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(a->size(), b->size());
+    EXPECT_TRUE(*a == *b) << "the files differ";
+  }
+}
+
+// The typed checks refuse what Append refuses, naming the column, and write nothing.
+TEST(ParquetFileEncoderColumnsTest, ColumnAppendsRefuseWhatRowAppendsRefuse) {
+  std::vector<ParquetColumnSpec> specs = {{"id", 1, DataType::BigInt(false)}, {"small", 2, DataType::SmallInt()},
+                                          {"amount", 3, DataType::Decimal(5, 2)}};
+  auto encoder = ParquetFileEncoder::Create(specs);
+  ASSERT_TRUE(encoder.ok());
+  ColumnVector id(DataType::BigInt(false)), small(DataType::SmallInt()), amount(DataType::Decimal(5, 2));
+  id.AppendInt64(1);
+  small.AppendInt64(70000);
+  amount.AppendInt64(1);
+  id.AppendNull();
+  small.AppendInt64(1);
+  amount.AppendInt64(123456);
+  std::vector<const ColumnVector*> columns = {&id, &small, &amount};
+  const uint32_t first[] = {0}, second[] = {1};
+  Status st = (*encoder)->AppendColumns(columns, first, 1);
+  EXPECT_TRUE(st.IsInvalidArgument()) << st.ToString();
+  EXPECT_NE(st.message().find("column small"), std::string::npos) << st.ToString();
+  st = (*encoder)->AppendColumns(columns, second, 1);
+  EXPECT_NE(st.message().find("column id"), std::string::npos) << st.ToString();
+  EXPECT_EQ((*encoder)->row_count(), 0);
+  EXPECT_FALSE(ColumnVector::KindOf(DataType::Decimal(30, 2)).has_value());
+  EXPECT_FALSE(ColumnVector::KindOf(DataType::Timestamp(9)).has_value());
+  ColumnVector ts(DataType::Timestamp(3));
+  EXPECT_TRUE(ts.AppendDatum(Datum(TimestampValue{5, 1000}), "ts").IsInvalidArgument());
 }
 
 }  // namespace
