@@ -184,6 +184,18 @@ Status ParquetFileWriter::Append(const Row& row) {
   return Status::OK();
 }
 
+Status ParquetFileWriter::AppendColumns(const std::vector<const ColumnVector*>& columns, const uint32_t* rows,
+                                        size_t n) {
+  if (finished_) return Status::InvalidArgument("Parquet file {}: append after Finish", path_);
+  if (encoder_ == nullptr) {
+    return Status::NotSupported("Parquet file {}: columns are appended only by Tide's encoder", path_);
+  }
+  Status st = encoder_->AppendColumns(columns, rows, n);
+  if (!st.ok()) return st.WithContext("Parquet file " + path_);
+  row_count_ += static_cast<int64_t>(n);
+  return Status::OK();
+}
+
 Status ParquetFileWriter::AppendRows(std::span<const Row> rows) {
   for (const Row& row : rows) TIDE_RETURN_IF_ERROR(Append(row));
   return Status::OK();

@@ -85,6 +85,12 @@ class ParquetFileWriter {
   // value does not fit its type; the writer stays usable for other rows.
   Status Append(const Row& row);
   Status AppendRows(std::span<const Row> rows);
+  // Whether AppendColumns takes this file's columns: Tide's encoder, every column flat and of a type
+  // with a ColumnVector form.
+  bool CanAppendColumns() const { return encoder_ != nullptr && encoder_->CanAppendColumns(); }
+  // Adds rows[0..n) of `columns` (one per column, in order): the bytes Append of those rows writes
+  // (ParquetFileEncoder::AppendColumns). REQUIRES: CanAppendColumns().
+  Status AppendColumns(const std::vector<const ColumnVector*>& columns, const uint32_t* rows, size_t n);
 
   int64_t row_count() const { return row_count_; }
   const std::string& path() const { return path_; }

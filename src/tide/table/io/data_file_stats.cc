@@ -213,6 +213,59 @@ void ColumnStatsCollector::AddValue(const Datum& value) {
   }
 }
 
+void ColumnStatsCollector::AddColumn(const ColumnVector& column, const uint32_t* rows, size_t n) {
+  const bool nulls = column.has_nulls();
+  if (!track_min_max_) {
+    if (nulls) {
+      for (size_t i = 0; i < n; ++i) null_count_ += column.IsNull(rows[i]) ? 1 : 0;
+    }
+    return;
+  }
+  // The first of the smallest and of the largest values (ties keep the earlier, as Add does), then
+  // those two through Add's own comparison with what came before.
+  std::optional<size_t> lo, hi;
+  auto scan = [&](auto value_of, auto skip) {
+    for (size_t i = 0; i < n; ++i) {
+      const size_t r = rows[i];
+      if (nulls && column.IsNull(r)) {
+        ++null_count_;
+        continue;
+      }
+      if (skip(r)) continue;
+      const auto v = value_of(r);
+      if (!lo) {
+        lo = hi = r;
+        continue;
+      }
+      if (v < value_of(*lo)) lo = r;
+      if (value_of(*hi) < v) hi = r;
+    }
+  };
+  auto none = [](size_t) { return false; };
+  switch (column.kind()) {
+    case ColumnVector::Kind::kInt64: scan([&](size_t r) { return column.Int64(r); }, none); break;
+    case ColumnVector::Kind::kFloat:
+      scan([&](size_t r) { return column.Float(r); },
+           [&](size_t r) {
+             if (!std::isnan(column.Float(r))) return false;
+             saw_nan_ = true;
+             return true;
+           });
+      break;
+    case ColumnVector::Kind::kDouble:
+      scan([&](size_t r) { return column.Double(r); },
+           [&](size_t r) {
+             if (!std::isnan(column.Double(r))) return false;
+             saw_nan_ = true;
+             return true;
+           });
+      break;
+    case ColumnVector::Kind::kBytes: scan([&](size_t r) { return column.Bytes(r); }, none); break;
+  }
+  if (lo) AddValue(column.GetDatum(*lo));
+  if (hi && *hi != *lo) AddValue(column.GetDatum(*hi));
+}
+
 ColumnStats ColumnStatsCollector::Finish() const {
   ColumnStats out;
   if (mode_.kind == StatsModeKind::kNone || HasNoStatistics(type_)) return out;

@@ -28,6 +28,7 @@
 
 #include "tide/base/result.h"
 #include "tide/table/io/data_file_meta.h"
+#include "tide/types/column_vector.h"
 #include "tide/types/data_type.h"
 #include "tide/types/datum.h"
 #include "tide/types/table_schema.h"
@@ -86,6 +87,9 @@ class ColumnStatsCollector {
     }
     if (track_min_max_) AddValue(value);
   }
+  // Adds rows[0..n) of `column` (a ColumnVector of the collector's type): the statistics n calls of
+  // Add with their Datums give, with two Datums made per call instead of one per value.
+  void AddColumn(const ColumnVector& column, const uint32_t* rows, size_t n);
   ColumnStats Finish() const;
 
  private:

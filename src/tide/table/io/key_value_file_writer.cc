@@ -69,6 +69,80 @@ Status KeyValueFileWriter::Write(Row& row, int64_t sequence, ValueKind kind) {
   return Status::OK();
 }
 
+Status KeyValueFileWriter::WriteColumns(const std::vector<const ColumnVector*>& columns, const ColumnVector& sequences,
+                                        const ColumnVector& kinds, const uint32_t* rows, size_t n) {
+  const DataFileLayout& layout = context_->layout;
+  if (columns.size() != layout.fields.size()) {
+    return Status::InvalidArgument("table {}: {} column vectors but the table has {} columns", layout.table_name,
+                                   columns.size(), layout.fields.size());
+  }
+  if (n == 0) return Status::OK();
+  const size_t keys = layout.key_indices.size();
+  std::vector<const ColumnVector*> physical;
+  physical.reserve(layout.columns.size());
+  for (size_t k = 0; k < keys; ++k) {
+    const ColumnVector& key = *columns[static_cast<size_t>(layout.key_indices[k])];
+    if (key.has_nulls()) {
+      for (size_t i = 0; i < n; ++i) {
+        if (key.IsNull(rows[i])) {
+          return Status::InvalidArgument("table {}: primary-key column '{}' is NULL in data file {}", layout.table_name,
+                                         layout.fields[static_cast<size_t>(layout.key_indices[k])].name, path_);
+        }
+      }
+    }
+    physical.push_back(&key);
+  }
+  physical.push_back(&sequences);
+  physical.push_back(&kinds);
+  for (const ColumnVector* c : columns) physical.push_back(c);
+  Status appended = parquet_->AppendColumns(physical, rows, n);
+  if (!appended.ok()) return appended.WithContext("table " + layout.table_name);
+
+  for (size_t k = 0; k < keys; ++k) key_stats_[k].AddColumn(*physical[k], rows, n);
+  for (size_t c = 0; c < columns.size(); ++c) value_stats_[c].AddColumn(*columns[c], rows, n);
+  // Raw bytes as Write counts them (RawValueBytes): the size estimate of the rolling writer.
+  auto raw_bytes = [&](const ColumnVector& column) {
+    const DataType& type = column.type();
+    int64_t per_value = 8;
+    switch (type.root()) {
+      case TypeRoot::kBoolean: per_value = 1; break;
+      case TypeRoot::kDecimal: per_value = 16; break;
+      case TypeRoot::kTimestamp:
+      case TypeRoot::kTimestampLtz: per_value = 12; break;
+      default: break;
+    }
+    int64_t total = 0;
+    for (size_t i = 0; i < n; ++i) {
+      const size_t r = rows[i];
+      if (column.IsNull(r)) continue;
+      total += column.kind() == ColumnVector::Kind::kBytes ? static_cast<int64_t>(column.Bytes(r).size()) + 4 : per_value;
+    }
+    return total;
+  };
+  for (size_t k = 0; k < keys; ++k) raw_bytes_ += raw_bytes(*physical[k]);
+  raw_bytes_ += 9 * static_cast<int64_t>(n);
+  for (const ColumnVector* c : columns) raw_bytes_ += raw_bytes(*c);
+
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t sequence = sequences.Int64(rows[i]);
+    if (row_count_ == 0 && i == 0) {
+      min_sequence_ = max_sequence_ = sequence;
+    } else {
+      min_sequence_ = std::min(min_sequence_, sequence);
+      max_sequence_ = std::max(max_sequence_, sequence);
+    }
+    if (IsRetract(static_cast<ValueKind>(kinds.Int64(rows[i])))) ++delete_row_count_;
+  }
+  if (row_count_ == 0) {
+    first_key_.clear();
+    for (size_t k = 0; k < keys; ++k) first_key_.push_back(physical[k]->GetDatum(rows[0]));
+  }
+  // physical_ holds the last key, as after Write.
+  for (size_t k = 0; k < keys; ++k) physical_[k] = physical[k]->GetDatum(rows[n - 1]);
+  row_count_ += static_cast<int64_t>(n);
+  return Status::OK();
+}
+
 int64_t KeyValueFileWriter::EstimatedFileSize() const { return context_->size_estimator.Estimate(raw_bytes_); }
 
 Result<DataFileMeta> KeyValueFileWriter::Finish() {

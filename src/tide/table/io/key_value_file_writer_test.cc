@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <random>
 #include <regex>
 
 #include "testing/temp_dir.h"
@@ -266,6 +268,90 @@ TEST(KeyValueFileWriterTest, FileNamesFollowJava) {
   ASSERT_TRUE(with_suffix.ok()) << with_suffix.status().ToString();
   DataFilePathFactory with_codec("/t/bucket-0", *with_suffix, "u");
   EXPECT_EQ(with_codec.NewDataFileName(), "data-u-0.zstd.parquet");
+}
+
+}  // namespace
+}  // namespace tide
+
+namespace tide {
+namespace {
+
+// WriteColumns makes the file and the DataFileMeta that Write makes of the same records: random rows
+// of the field report's `orders` shape (with NULLs, retractions, repeated sequence numbers out of
+// order), sorted by key, written in one or several calls.
+TEST(KeyValueFileWriterColumnsTest, ColumnWritesMakeTheFileAndMetaOfRowWrites) {
+  TableSchema schema = testing::WriterTestSchema(
+      {testing::Field(0, "order_id", DataType::BigInt(false)), testing::Field(1, "user_id", DataType::Int()),
+       testing::Field(2, "status", DataType::String()), testing::Field(3, "amount", DataType::Decimal(12, 2)),
+       testing::Field(4, "update_time", DataType::Timestamp(6)), testing::Field(5, "dt", DataType::String(false)),
+       testing::Field(6, "score", DataType::Double()), testing::Field(7, "flag", DataType::Boolean())},
+      {"order_id"}, {}, {{"bucket", "1"}, {"fields.status.stats-mode", "truncate(4)"}});
+  std::mt19937_64 rng(31);
+  for (int round = 0; round < 3; ++round) {
+    SCOPED_TRACE(round);
+    const size_t n = round == 0 ? 1 : 2000 + static_cast<size_t>(rng() % 5000);
+    std::vector<ColumnVector> columns;
+    for (const DataField& f : schema.fields) columns.emplace_back(f.type);
+    ColumnVector sequences(DataType::BigInt(false)), kinds(DataType::TinyInt(false));
+    std::vector<Row> rows;
+    std::vector<int64_t> sequence_of;
+    std::vector<ValueKind> kind_of;
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t r = static_cast<int64_t>(rng() >> 1);
+      auto maybe = [&](Datum d) { return r % 11 == 3 ? Datum() : d; };
+      Row row{Datum(static_cast<int64_t>(i) * 7919 % 1000003 - 500000),
+              maybe(Datum(r % 100000)),
+              maybe(Datum(std::string(r % 3 == 0 ? "paid" : "shipped-with-a-longer-status-" + std::to_string(r % 17)))),
+              maybe(Datum(DecimalValue{r % 100000000})),
+              maybe(Datum(TimestampValue::FromMicros(r % (int64_t{60} * 365 * 86400 * 1000000)))),
+              Datum("2026-12-0" + std::to_string(r % 9)),
+              maybe(Datum(r % 13 == 0 ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(r % 1000) / 8)),
+              maybe(Datum((r & 4) != 0))};
+      for (size_t c = 0; c < row.size(); ++c) ASSERT_TRUE(columns[c].AppendDatum(row[c], schema.fields[c].name).ok());
+      const int64_t sequence = static_cast<int64_t>(rng() % 100000);
+      const ValueKind kind = static_cast<ValueKind>(rng() % 4);
+      sequences.AppendInt64(sequence);
+      kinds.AppendInt64(static_cast<int64_t>(kind));
+      rows.push_back(std::move(row));
+      sequence_of.push_back(sequence);
+      kind_of.push_back(kind);
+    }
+    std::vector<uint32_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
+    std::sort(order.begin(), order.end(),
+              [&](uint32_t a, uint32_t b) { return columns[0].Int64(a) < columns[0].Int64(b); });
+
+    testing::TempDir dir;
+    auto ctx = Context(schema);
+    auto by_rows = KeyValueFileWriter::Create(ctx.get(), dir.path() + "/rows.parquet").value();
+    auto by_columns = KeyValueFileWriter::Create(ctx.get(), dir.path() + "/columns.parquet").value();
+    ASSERT_TRUE(by_columns->CanWriteColumns());
+    for (uint32_t i : order) {
+      Row copy = rows[i];
+      ASSERT_TRUE(by_rows->Write(copy, sequence_of[i], kind_of[i]).ok());
+    }
+    std::vector<const ColumnVector*> pointers;
+    for (const ColumnVector& c : columns) pointers.push_back(&c);
+    const size_t first = n / 2;
+    ASSERT_TRUE(by_columns->WriteColumns(pointers, sequences, kinds, order.data(), first).ok());
+    ASSERT_TRUE(by_columns->WriteColumns(pointers, sequences, kinds, order.data() + first, n - first).ok());
+    EXPECT_EQ(by_rows->row_count(), by_columns->row_count());
+    EXPECT_EQ(by_rows->EstimatedFileSize(), by_columns->EstimatedFileSize());
+    auto a = by_rows->Finish();
+    auto b = by_columns->Finish();
+    ASSERT_TRUE(a.ok() && b.ok());
+    b->file_name = a->file_name;
+    EXPECT_TRUE(*a == *b) << "DataFileMeta differs: min/max key " << (a->min_key == b->min_key) << "/"
+                          << (a->max_key == b->max_key) << ", key stats " << (a->key_stats == b->key_stats)
+                          << ", value stats " << (a->value_stats == b->value_stats) << ", sequences "
+                          << a->min_sequence_number << ".." << a->max_sequence_number << " vs "
+                          << b->min_sequence_number << ".." << b->max_sequence_number << ", deletes "
+                          << a->delete_row_count.value_or(-1) << " vs " << b->delete_row_count.value_or(-1);
+    auto bytes_a = FileSystem::Local()->ReadFile(dir.path() + "/rows.parquet");
+    auto bytes_b = FileSystem::Local()->ReadFile(dir.path() + "/columns.parquet");
+    ASSERT_TRUE(bytes_a.ok() && bytes_b.ok());
+    EXPECT_TRUE(*bytes_a == *bytes_b) << "the files differ";
+  }
 }
 
 }  // namespace
