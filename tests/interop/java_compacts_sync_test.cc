@@ -217,9 +217,14 @@ void RunWhileJavaCompacts(const std::string& db, const std::vector<std::string>&
     if (compactions[i].ok) {
       ++succeeded;
     } else {
-      // Losing a conflict is the only acceptable failure, and only when Tide compacts too.
-      EXPECT_TRUE(tide_compacts) << compactions[i].error;
-      EXPECT_NE(compactions[i].error.find("onflict"), std::string::npos) << compactions[i].error;
+      // Acceptable failures: losing Paimon's conflict check, only when Tide compacts too; and, in either
+      // layout, Java giving up after commit.max-retries lost races against the sync's commits every
+      // 100 ms (a slow machine: each of Java's attempts outlasts the gap between two of the sync's).
+      const bool out_of_retries = compactions[i].error.find("retries") != std::string::npos;
+      if (!out_of_retries) {
+        EXPECT_TRUE(tide_compacts) << compactions[i].error;
+        EXPECT_NE(compactions[i].error.find("onflict"), std::string::npos) << compactions[i].error;
+      }
     }
   }
   // Alone in compacting, Java's compactions commit; beside Tide's own (every 100 ms here) they may all

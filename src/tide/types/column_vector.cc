@@ -134,14 +134,23 @@ Datum ColumnVector::GetDatum(size_t i) const {
   return Datum(ints_[i]);
 }
 
-void ColumnVector::Clear() {
-  size_ = 0;
-  ints_.clear();
-  reals_.clear();
-  offsets_.clear();
-  bytes_.clear();
-  nulls_.clear();
-  if (kind_ == Kind::kBytes) offsets_.push_back(0);
+void ColumnVector::Truncate(size_t size) {
+  if (size >= size_) return;
+  size_ = size;
+  switch (kind_) {
+    case Kind::kInt64:
+    case Kind::kFloat: ints_.resize(size); break;
+    case Kind::kDouble: reals_.resize(size); break;
+    case Kind::kBytes:
+      offsets_.resize(size + 1);
+      bytes_.resize(offsets_.back());
+      break;
+  }
+  if (size == 0) {
+    nulls_.clear();
+  } else if (!nulls_.empty()) {
+    nulls_.resize(size);
+  }
 }
 
 int64_t ColumnVector::memory_bytes() const {

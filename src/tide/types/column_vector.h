@@ -84,8 +84,10 @@ class ColumnVector {
   // The value at `i` as a Datum of the column's type.
   Datum GetDatum(size_t i) const;
 
+  // Keeps the first `size` values (size <= size()).
+  void Truncate(size_t size);
   // Empties the vector, keeping its memory.
-  void Clear();
+  void Clear() { Truncate(0); }
   // Bytes of memory the vector holds.
   int64_t memory_bytes() const;
 

@@ -140,6 +140,27 @@ Status RollingDataFileWriter::Write(Row& row, int64_t sequence, ValueKind kind) 
   return Status::OK();
 }
 
+Status RollingDataFileWriter::WriteColumns(const std::vector<const ColumnVector*>& columns,
+                                           const ColumnVector& sequences, const ColumnVector& kinds,
+                                           const uint32_t* rows, size_t n) {
+  if (finished_) return Status::Internal("rolling data file writer used after Finish");
+  size_t done = 0;
+  while (done < n) {
+    if (!current_) {
+      TIDE_ASSIGN_OR_RETURN(current_, factory_());
+    }
+    // Up to the file's next multiple of 1000 records, where Write checks the size.
+    const size_t room = 1000 - static_cast<size_t>(current_->row_count() % 1000);
+    const size_t step = std::min(n - done, room);
+    TIDE_RETURN_IF_ERROR(current_->WriteColumns(columns, sequences, kinds, rows + done, step));
+    done += step;
+    if (current_->row_count() % 1000 == 0 && current_->EstimatedFileSize() >= target_file_size_) {
+      TIDE_RETURN_IF_ERROR(CloseCurrent());
+    }
+  }
+  return Status::OK();
+}
+
 Status RollingDataFileWriter::CloseCurrent() {
   if (!current_) return Status::OK();
   std::unique_ptr<DataFileWriter> writer = std::move(current_);

@@ -121,6 +121,14 @@ class DataFileWriter {
   // Adds one record: `row` holds the table's columns (it may be consumed). Primary-key files need the
   // records in ascending key order; append files take +I records only.
   virtual Status Write(Row& row, int64_t sequence, ValueKind kind) = 0;
+  // Whether WriteColumns takes records for this file (KeyValueFileWriter::WriteColumns).
+  virtual bool CanWriteColumns() const { return false; }
+  // Adds records rows[0..n) of column vectors: one per table column, with their sequence numbers
+  // (BIGINT) and kinds (TINYINT) at the same indices. NotSupported unless CanWriteColumns().
+  virtual Status WriteColumns(const std::vector<const ColumnVector*>& /*columns*/, const ColumnVector& /*sequences*/,
+                              const ColumnVector& /*kinds*/, const uint32_t* /*rows*/, size_t /*n*/) {
+    return Status::NotSupported("data file {} takes records as rows only", path());
+  }
   virtual int64_t row_count() const = 0;
   // The predicted size of the file if it were finished now.
   virtual int64_t EstimatedFileSize() const = 0;
@@ -142,6 +150,10 @@ class RollingDataFileWriter {
   RollingDataFileWriter& operator=(const RollingDataFileWriter&) = delete;
 
   Status Write(Row& row, int64_t sequence, ValueKind kind);
+  // The same for records rows[0..n) of column vectors (DataFileWriter::WriteColumns), rolling at the
+  // same records as Write would. NotSupported when the factory's files take rows only.
+  Status WriteColumns(const std::vector<const ColumnVector*>& columns, const ColumnVector& sequences,
+                      const ColumnVector& kinds, const uint32_t* rows, size_t n);
   // Finishes the current file and returns the metadata of every file written, in order.
   Result<std::vector<DataFileMeta>> Finish();
   // Deletes every file finished so far (after an error, so nothing unreferenced stays behind).

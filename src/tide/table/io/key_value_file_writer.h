@@ -38,13 +38,13 @@ class KeyValueFileWriter final : public DataFileWriter {
   // value per table column or a value does not fit its column.
   Status Write(Row& row, int64_t sequence, ValueKind kind) override;
   // Whether WriteColumns takes this file (ParquetFileWriter::CanAppendColumns).
-  bool CanWriteColumns() const { return parquet_->CanAppendColumns(); }
+  bool CanWriteColumns() const override { return parquet_->CanAppendColumns(); }
   // Adds records rows[0..n) of `columns` (one ColumnVector per table column), with their sequence
   // numbers and kinds in `sequences` (BIGINT) and `kinds` (TINYINT) at the same row indices, in ascending
   // key order: the file and the DataFileMeta that Write of the same records in the same order makes.
   // REQUIRES: CanWriteColumns().
   Status WriteColumns(const std::vector<const ColumnVector*>& columns, const ColumnVector& sequences,
-                      const ColumnVector& kinds, const uint32_t* rows, size_t n);
+                      const ColumnVector& kinds, const uint32_t* rows, size_t n) override;
   int64_t row_count() const override { return row_count_; }
   int64_t EstimatedFileSize() const override;
   Result<DataFileMeta> Finish() override;

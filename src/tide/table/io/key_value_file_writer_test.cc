@@ -356,3 +356,61 @@ TEST(KeyValueFileWriterColumnsTest, ColumnWritesMakeTheFileAndMetaOfRowWrites) {
 
 }  // namespace
 }  // namespace tide
+
+namespace tide {
+namespace {
+
+// A rolling writer fed columns rolls at the records where one fed rows rolls: the same files.
+TEST(KeyValueFileWriterColumnsTest, RollingColumnWritesRollWhereRowWritesRoll) {
+  TableSchema schema = testing::WriterTestSchema(
+      {testing::Field(0, "id", DataType::BigInt(false)), testing::Field(1, "note", DataType::String())}, {"id"}, {},
+      {{"bucket", "1"}});
+  std::vector<ColumnVector> columns = {ColumnVector(DataType::BigInt(false)), ColumnVector(DataType::String())};
+  ColumnVector sequences(DataType::BigInt(false)), kinds(DataType::TinyInt(false));
+  std::vector<Row> rows;
+  const size_t n = 5500;
+  for (size_t i = 0; i < n; ++i) {
+    Row row{Datum(static_cast<int64_t>(i)), Datum(std::string(20 + i % 50, static_cast<char>('a' + i % 26)))};
+    for (size_t c = 0; c < 2; ++c) ASSERT_TRUE(columns[c].AppendDatum(row[c], "c").ok());
+    sequences.AppendInt64(static_cast<int64_t>(i));
+    kinds.AppendInt64(0);
+    rows.push_back(std::move(row));
+  }
+  std::vector<uint32_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
+  testing::TempDir dir;
+  auto written = [&](bool by_columns) {
+    auto ctx = Context(schema);
+    int files = 0;
+    const std::string folder = dir.path() + (by_columns ? "/columns" : "/rows");
+    EXPECT_TRUE(FileSystem::Local()->MakeDirs(folder).ok());
+    RollingDataFileWriter rolling(
+        [&]() -> Result<std::unique_ptr<DataFileWriter>> {
+          TIDE_ASSIGN_OR_RETURN(auto w, KeyValueFileWriter::Create(ctx.get(), folder + "/f-" + std::to_string(files++)));
+          return std::unique_ptr<DataFileWriter>(std::move(w));
+        },
+        /*target_file_size=*/20000, FileSystem::Local());
+    if (by_columns) {
+      std::vector<const ColumnVector*> pointers = {&columns[0], &columns[1]};
+      EXPECT_TRUE(rolling.WriteColumns(pointers, sequences, kinds, order.data(), 1234).ok());
+      EXPECT_TRUE(rolling.WriteColumns(pointers, sequences, kinds, order.data() + 1234, n - 1234).ok());
+    } else {
+      for (size_t i = 0; i < n; ++i) {
+        Row copy = rows[i];
+        EXPECT_TRUE(rolling.Write(copy, static_cast<int64_t>(i), ValueKind::kInsert).ok());
+      }
+    }
+    auto metas = rolling.Finish();
+    EXPECT_TRUE(metas.ok());
+    std::vector<std::pair<int64_t, std::string>> out;
+    for (const DataFileMeta& m : *metas) out.emplace_back(m.row_count, m.min_key + "|" + m.max_key);
+    return out;
+  };
+  auto a = written(false);
+  auto b = written(true);
+  EXPECT_GT(a.size(), 2u);
+  EXPECT_EQ(a, b);
+}
+
+}  // namespace
+}  // namespace tide

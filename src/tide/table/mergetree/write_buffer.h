@@ -35,6 +35,7 @@ class WriteBufferMemory {
 
  private:
   friend class WriteBuffer;
+  friend class ColumnarWriteBuffer;
   int64_t budget_;
   std::atomic<int64_t> used_{0};  // buffers of one writer drain on several threads at once
 };
