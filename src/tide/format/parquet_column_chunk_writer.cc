@@ -44,6 +44,19 @@ __int128 Pow10(int n) {
   return v;
 }
 
+// The bounds of a FLOAT/DOUBLE chunk's statistics after value `v`: NaN only noted; -0.0 below +0.0.
+void UpdateRealBounds(double v, bool* saw_nan, bool* has_bounds, double* min, double* max) {
+  if (std::isnan(v)) {
+    *saw_nan = true;
+  } else if (!*has_bounds) {
+    *min = *max = v;
+    *has_bounds = true;
+  } else {
+    if (v < *min || (v == 0 && *min == 0 && std::signbit(v))) *min = v;
+    if (v > *max || (v == 0 && *max == 0 && !std::signbit(v))) *max = v;
+  }
+}
+
 // Stored units of a timestamp at its precision: milliseconds (p <= 3) or microseconds (p <= 6).
 __int128 TimestampUnits(const TimestampValue& ts, int precision) {
   if (precision <= 3) return ts.millis;
@@ -246,25 +259,13 @@ void ParquetColumnChunkWriter::AppendValue(int16_t rep, const Datum& value) {
       break;
     }
     case ParquetPhysicalType::kFloat:
-    case ParquetPhysicalType::kDouble: {
-      const bool is_float = physical_ == ParquetPhysicalType::kFloat;
-      const double v = is_float ? static_cast<double>(value.as_float()) : value.as_double();
-      if (is_float) {
-        PutLittleEndian(value.as_float(), &values_);
-      } else {
-        PutLittleEndian(v, &values_);
-      }
-      if (std::isnan(v)) {
-        saw_nan_ = true;
-      } else if (!has_bounds_) {
-        min_real_ = max_real_ = v;
-        has_bounds_ = true;
-      } else {
-        if (v < min_real_ || (v == 0 && min_real_ == 0 && std::signbit(v))) min_real_ = v;
-        if (v > max_real_ || (v == 0 && max_real_ == 0 && !std::signbit(v))) max_real_ = v;
-      }
+      PutLittleEndian(value.as_float(), &values_);
+      UpdateRealBounds(static_cast<double>(value.as_float()), &saw_nan_, &has_bounds_, &min_real_, &max_real_);
       break;
-    }
+    case ParquetPhysicalType::kDouble:
+      PutLittleEndian(value.as_double(), &values_);
+      UpdateRealBounds(value.as_double(), &saw_nan_, &has_bounds_, &min_real_, &max_real_);
+      break;
     case ParquetPhysicalType::kByteArray: {
       const std::string& v = value.as_string();
       AppendBytes(v);
@@ -391,25 +392,13 @@ Status ParquetColumnChunkWriter::AppendColumn(const ColumnVector& column, const 
           break;
         }
         case ParquetPhysicalType::kFloat:
-        case ParquetPhysicalType::kDouble: {
-          const bool is_float = physical_ == ParquetPhysicalType::kFloat;
-          const double v = is_float ? static_cast<double>(column.Float(r)) : column.Double(r);
-          if (is_float) {
-            PutLittleEndian(column.Float(r), &values_);
-          } else {
-            PutLittleEndian(v, &values_);
-          }
-          if (std::isnan(v)) {
-            saw_nan_ = true;
-          } else if (!has_bounds_) {
-            min_real_ = max_real_ = v;
-            has_bounds_ = true;
-          } else {
-            if (v < min_real_ || (v == 0 && min_real_ == 0 && std::signbit(v))) min_real_ = v;
-            if (v > max_real_ || (v == 0 && max_real_ == 0 && !std::signbit(v))) max_real_ = v;
-          }
+          PutLittleEndian(column.Float(r), &values_);
+          UpdateRealBounds(static_cast<double>(column.Float(r)), &saw_nan_, &has_bounds_, &min_real_, &max_real_);
           break;
-        }
+        case ParquetPhysicalType::kDouble:
+          PutLittleEndian(column.Double(r), &values_);
+          UpdateRealBounds(column.Double(r), &saw_nan_, &has_bounds_, &min_real_, &max_real_);
+          break;
         case ParquetPhysicalType::kByteArray: {
           const std::string_view v = column.Bytes(r);
           AppendBytes(v);

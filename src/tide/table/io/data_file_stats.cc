@@ -242,24 +242,20 @@ void ColumnStatsCollector::AddColumn(const ColumnVector& column, const uint32_t*
     }
   };
   auto none = [](size_t) { return false; };
+  // NaN is left out of the bounds and noted, as AddValue does.
+  auto nan_of = [&](auto value_of) {
+    return [&, value_of](size_t r) {
+      if (!std::isnan(value_of(r))) return false;
+      saw_nan_ = true;
+      return true;
+    };
+  };
+  auto float_at = [&](size_t r) { return column.Float(r); };
+  auto double_at = [&](size_t r) { return column.Double(r); };
   switch (column.kind()) {
     case ColumnVector::Kind::kInt64: scan([&](size_t r) { return column.Int64(r); }, none); break;
-    case ColumnVector::Kind::kFloat:
-      scan([&](size_t r) { return column.Float(r); },
-           [&](size_t r) {
-             if (!std::isnan(column.Float(r))) return false;
-             saw_nan_ = true;
-             return true;
-           });
-      break;
-    case ColumnVector::Kind::kDouble:
-      scan([&](size_t r) { return column.Double(r); },
-           [&](size_t r) {
-             if (!std::isnan(column.Double(r))) return false;
-             saw_nan_ = true;
-             return true;
-           });
-      break;
+    case ColumnVector::Kind::kFloat: scan(float_at, nan_of(float_at)); break;
+    case ColumnVector::Kind::kDouble: scan(double_at, nan_of(double_at)); break;
     case ColumnVector::Kind::kBytes: scan([&](size_t r) { return column.Bytes(r); }, none); break;
   }
   if (lo) AddValue(column.GetDatum(*lo));
