@@ -12,7 +12,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -31,25 +30,6 @@ namespace {
 
 using bench::Check;
 using bench::Seconds;
-
-std::vector<Row> MakeOrders(int64_t n) {
-  std::vector<int64_t> ids(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) ids[static_cast<size_t>(i)] = i + 1;
-  std::mt19937_64 rng(42);
-  std::shuffle(ids.begin(), ids.end(), rng);
-  std::vector<Row> rows;
-  rows.reserve(static_cast<size_t>(n));
-  for (int64_t id : ids) {
-    bench::Order o;
-    o.user_id = static_cast<int64_t>(rng() % 100000);
-    o.amount_cents = static_cast<int64_t>(rng() % 10000000);
-    o.status = static_cast<uint8_t>(rng() % 5);
-    o.create_time = 1700000000000 + static_cast<int64_t>(rng() % 31536000000ULL);
-    o.update_time = o.create_time + static_cast<int64_t>(rng() % 86400000);
-    rows.push_back(bench::OrderRow(id, o));
-  }
-  return rows;
-}
 
 struct Run {
   double seconds = 0;
@@ -121,7 +101,7 @@ int main(int argc, char** argv) {
   TableSchema schema = bench::OrdersSchema(1);
   std::printf("columnar_write_bench: %lld orders rows (random key order), one bucket, buffer to files\n",
               static_cast<long long>(n));
-  std::vector<Row> rows = MakeOrders(n);
+  std::vector<Row> rows = bench::RandomOrderRows(n);
   double best[2] = {1e300, 1e300};
   int64_t memory[2] = {0, 0};
   std::vector<std::pair<int64_t, int64_t>> files[2];

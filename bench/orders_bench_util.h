@@ -5,11 +5,13 @@
 // (plain functions).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstdint>
 #include <functional>
+#include <random>
 #include <string_view>
 #include <string>
 #include <vector>
@@ -38,6 +40,27 @@ struct Order {
 inline Row OrderRow(int64_t id, const Order& o) {
   return Row{Datum(id), Datum(o.user_id), Datum(DecimalValue{static_cast<int128_t>(o.amount_cents)}),
              Datum(kStatus[o.status]), Datum(TimestampValue{o.create_time, 0}), Datum(TimestampValue{o.update_time, 0})};
+}
+
+// `n` orders rows with ids 1..n in random key order (fixed seed), as table_write_bench and
+// columnar_write_bench write them.
+inline std::vector<Row> RandomOrderRows(int64_t n) {
+  std::vector<int64_t> ids(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) ids[static_cast<size_t>(i)] = i + 1;
+  std::mt19937_64 rng(42);
+  std::shuffle(ids.begin(), ids.end(), rng);
+  std::vector<Row> rows;
+  rows.reserve(static_cast<size_t>(n));
+  for (int64_t id : ids) {
+    Order o;
+    o.create_time = 1700000000000 + static_cast<int64_t>(rng() % 31536000000ULL);
+    o.user_id = static_cast<int64_t>(rng() % 100000);
+    o.amount_cents = static_cast<int64_t>(rng() % 10000000);
+    o.status = static_cast<uint8_t>(rng() % 5);
+    o.update_time = o.create_time + static_cast<int64_t>(rng() % 86400000);
+    rows.push_back(OrderRow(id, o));
+  }
+  return rows;
 }
 
 inline uint64_t MixHash(uint64_t h, uint64_t v) {

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -26,24 +25,6 @@ namespace {
 using bench::Check;
 using bench::OrdersSchema;
 using bench::Seconds;
-
-std::vector<Row> MakeOrders(int64_t n) {
-  static const char* kStatus[] = {"created", "paid", "shipped", "delivered", "cancelled"};
-  std::vector<int64_t> ids(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) ids[static_cast<size_t>(i)] = i + 1;
-  std::mt19937_64 rng(42);
-  std::shuffle(ids.begin(), ids.end(), rng);
-  std::vector<Row> rows;
-  rows.reserve(static_cast<size_t>(n));
-  for (int64_t id : ids) {
-    int64_t created = 1700000000000 + static_cast<int64_t>(rng() % 31536000000ULL);
-    rows.push_back(Row{Datum(id), Datum(static_cast<int64_t>(rng() % 100000)),
-                       Datum(DecimalValue{static_cast<int128_t>(rng() % 10000000)}), Datum(kStatus[rng() % 5]),
-                       Datum(TimestampValue{created, 0}),
-                       Datum(TimestampValue{created + static_cast<int64_t>(rng() % 86400000), 0})});
-  }
-  return rows;
-}
 
 struct TideRun {
   double seconds = 0;
@@ -85,7 +66,7 @@ int main(int argc, char** argv) {
   TableSchema schema = OrdersSchema(bucket);
   std::printf("table_write_bench: %lld orders rows (random key order), bucket = %d, write-buffer-size %lld MiB\n",
               static_cast<long long>(n), bucket, static_cast<long long>(kTideDefaultWriteBufferSize >> 20));
-  std::vector<Row> rows = MakeOrders(n);
+  std::vector<Row> rows = bench::RandomOrderRows(n);
 
   auto db = DuckDB::Open();
   Check(db.status(), "DuckDB");

@@ -44,6 +44,13 @@ __int128 Pow10(int n) {
   return v;
 }
 
+// A BOOLEAN value, bit-packed into `values` (PLAIN): `bits` counts the bits written so far.
+void AppendBoolBit(bool v, std::string* values, int64_t* bits) {
+  if (*bits % 8 == 0) values->push_back(0);
+  if (v) values->back() = static_cast<char>(values->back() | (1 << (*bits % 8)));
+  ++*bits;
+}
+
 // The bounds of a FLOAT/DOUBLE chunk's statistics after value `v`: NaN only noted; -0.0 below +0.0.
 void UpdateRealBounds(double v, bool* saw_nan, bool* has_bounds, double* min, double* max) {
   if (std::isnan(v)) {
@@ -224,14 +231,10 @@ void ParquetColumnChunkWriter::AppendValue(int16_t rep, const Datum& value) {
   if (max_def_ > 0) def_levels_.push_back(static_cast<uint16_t>(max_def_));
   const DataType& type = column_.type;
   switch (physical_) {
-    case ParquetPhysicalType::kBoolean: {
-      const bool v = value.as_bool();
-      if (bool_bits_ % 8 == 0) values_.push_back(0);
-      if (v) values_.back() = static_cast<char>(values_.back() | (1 << (bool_bits_ % 8)));
-      ++bool_bits_;
-      UpdateIntStats(v ? 1 : 0);
+    case ParquetPhysicalType::kBoolean:
+      AppendBoolBit(value.as_bool(), &values_, &bool_bits_);
+      UpdateIntStats(value.as_bool() ? 1 : 0);
       break;
-    }
     case ParquetPhysicalType::kInt32: {
       const int64_t v = type.root() == TypeRoot::kDecimal ? static_cast<int64_t>(value.as_decimal().unscaled)
                                                           : value.as_int();
@@ -373,9 +376,7 @@ Status ParquetColumnChunkWriter::AppendColumn(const ColumnVector& column, const 
       switch (physical_) {
         case ParquetPhysicalType::kBoolean: {
           const bool v = column.Int64(r) != 0;
-          if (bool_bits_ % 8 == 0) values_.push_back(0);
-          if (v) values_.back() = static_cast<char>(values_.back() | (1 << (bool_bits_ % 8)));
-          ++bool_bits_;
+          AppendBoolBit(v, &values_, &bool_bits_);
           UpdateIntStats(v ? 1 : 0);
           break;
         }

@@ -1114,17 +1114,14 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn, const std:
     truncate_ = false;
     Status s = NewWriter();
     if (!s.ok()) return Fail(s);
-  } else if (renew_writer_ && !result->compaction_lost) {
-    renew_writer_ = false;
-    Status s = NewWriter();
-    if (!s.ok()) return Fail(s);
-  } else if (result->compaction_lost) {
-    renew_writer_ = false;
+  } else if (result->compaction_lost || renew_writer_) {
     // The rows are in (the APPEND snapshot); the writer's levels are not what the table holds.
-    TIDE_LOG_WARN("table {}: a compaction was given up, another writer compacted the same files first ({}); "
-                  "its files are left for orphan removal and the writer re-reads the table",
-                  table_name_, result->compaction_lost->message());
-    Status s = NewWriter();
+    if (result->compaction_lost) {
+      TIDE_LOG_WARN("table {}: a compaction was given up, another writer compacted the same files first ({}); "
+                    "its files are left for orphan removal and the writer re-reads the table",
+                    table_name_, result->compaction_lost->message());
+    }
+    Status s = NewWriter();  // clears renew_writer_
     if (!s.ok()) return Fail(s);
   }
   if (result->outcome == CommitOutcome::kAlreadyCommitted && pending_) {
