@@ -39,7 +39,10 @@ struct TableWrite::BucketWriter {
   Row partition_values;
   int32_t bucket;
   DataFilePathFactory paths;
+  // The buffered records: in `columns` when the writer buffers as columns, else in `buffer` (the other
+  // stays empty).
   WriteBuffer buffer;
+  std::unique_ptr<ColumnarWriteBuffer> columns;
   int64_t next_sequence;
   bool folder_ready = false;
   std::vector<DataFileMeta> new_files;        // written, not yet handed out by PrepareCommit
@@ -58,6 +61,20 @@ struct TableWrite::BucketWriter {
   // compaction.
   std::unique_ptr<AppendCompactManager> append_compact;
   UnawareAppendCompactManager* unaware_compact = nullptr;  // append_compact, for a bucket-unaware partition
+
+  bool BufferEmpty() const { return buffer.empty() && (!columns || columns->empty()); }
+  int64_t BufferBytes() const { return buffer.memory_bytes() + (columns ? columns->memory_bytes() : 0); }
+  void ClearBuffer() {
+    buffer.Clear();
+    if (columns) columns->Clear();
+  }
+  // Adds a record to whichever buffer holds this writer's records. The row's values have been checked
+  // against the table's types (ValidateRow), so the columns take them.
+  Status Put(Row&& row, ValueKind kind) {
+    if (columns) return columns->Put(row, next_sequence++, kind);
+    buffer.Put(std::move(row), next_sequence++, kind);
+    return Status::OK();
+  }
   // The last PrepareCommit that handed out a message of this bucket (-1: none), for idle writers.
   int64_t last_modified_commit = -1;
 };
@@ -409,6 +426,7 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
                              ParquetFileEncoder::CanEncode(context->layout.columns);
   w->context_ = std::move(context);
   w->memory_ = std::make_unique<WriteBufferMemory>(w->options_.write_buffer_size());
+  w->columnar_buffers_ = w->ColumnarBuffersFit();
   if (s.HasPrimaryKey() && !core.write_only()) {
     TIDE_ASSIGN_OR_RETURN(w->compaction_context_,
                           CompactionContext::Create(fs, w->table_path_, name, s, w->options_, w->config_.creation_time_ms));
@@ -507,7 +525,8 @@ Status TableWrite::Write(RowKind kind, Row&& row) {
   TIDE_RETURN_IF_ERROR(ValidateRow(kind, row));
   TIDE_ASSIGN_OR_RETURN(BucketWriter* writer, WriterFor(row));
   if (writer->key_hashes && writer->key_hashes->Add(last_key_hash_)) writer->key_hashes_modified = true;
-  writer->buffer.Put(std::move(row), writer->next_sequence++, ToValueKind(kind));
+  Status put = writer->Put(std::move(row), ToValueKind(kind));
+  if (!put.ok()) return Fail(put.WithContext("table " + table_name_));
   ++metrics_.rows_written;
   if (memory_->OverBudget()) return FlushWhileOverBudget();
   return Status::OK();
@@ -570,7 +589,8 @@ Status TableWrite::WriteCrossPartition(RowKind kind, Row&& row) {
     Status valid = ValidateRow(w.kind, out);
     if (!valid.ok()) return Fail(valid);
     TIDE_ASSIGN_OR_RETURN(BucketWriter* writer, WriterAt(partition, w.bucket, out));
-    writer->buffer.Put(std::move(out), writer->next_sequence++, ToValueKind(w.kind));
+    Status put = writer->Put(std::move(out), ToValueKind(w.kind));
+    if (!put.ok()) return Fail(put.WithContext("table " + table_name_));
   }
   ++metrics_.rows_written;
   if (memory_->OverBudget()) return FlushWhileOverBudget();
@@ -640,6 +660,10 @@ Result<TableWrite::BucketWriter*> TableWrite::CreateBucketWriter(std::string key
                                                DataFilePathFactory(std::move(bucket_dir), options_), &buffer_spec_,
                                                memory_.get(), next_sequence);
   writer->key_hashes = std::move(key_hashes);
+  if (columnar_buffers_) {
+    writer->columns = std::make_unique<ColumnarWriteBuffer>(&buffer_spec_, schema_.fields, options_.ignore_delete(),
+                                                            memory_.get());
+  }
   BucketWriter* raw = writer.get();
   if (compaction_enabled()) TIDE_RETURN_IF_ERROR(StartCompaction(raw, restored));
   if (append_compaction_enabled()) {
@@ -939,9 +963,9 @@ Status TableWrite::FlushWhileOverBudget() {
   while (memory_->OverBudget()) {
     BucketWriter* largest = nullptr;
     for (auto& [key, writer] : writers_) {
-      if (!largest || writer->buffer.memory_bytes() > largest->buffer.memory_bytes()) largest = writer.get();
+      if (!largest || writer->BufferBytes() > largest->BufferBytes()) largest = writer.get();
     }
-    if (!largest || largest->buffer.empty()) break;
+    if (!largest || largest->BufferEmpty()) break;
     ++metrics_.memory_flushes;
     TIDE_RETURN_IF_ERROR(Flush(largest));
   }
@@ -989,7 +1013,7 @@ Result<std::vector<DataFileMeta>> TableWrite::CopyAsChangelog(BucketWriter* w, c
 }
 
 Status TableWrite::Flush(BucketWriter* w) {
-  if (w->buffer.empty()) return Status::OK();
+  if (w->BufferEmpty()) return Status::OK();
   const auto started = std::chrono::steady_clock::now();
   auto files = WriteBufferFiles(w);
   metrics_.flush_micros +=
@@ -1044,7 +1068,23 @@ Result<TableWrite::FlushedFiles> TableWrite::WriteBufferFiles(BucketWriter* w) {
   // When no key repeats in the buffer (an initial copy), the changelog holds exactly the data files'
   // records: their files are copied byte for byte instead of encoded twice.
   bool changelog_is_data = false;
-  Status drained = w->buffer.Drain(to_data, changelog ? &to_changelog : nullptr, changelog ? &changelog_is_data : nullptr);
+  Status drained;
+  if (w->columns) {
+    ColumnarWriteBuffer::Consumer columns_to_data = [&data](const std::vector<const ColumnVector*>& columns,
+                                                            const ColumnVector& sequences, const ColumnVector& kinds,
+                                                            const uint32_t* rows, size_t n) {
+      return data.WriteColumns(columns, sequences, kinds, rows, n);
+    };
+    ColumnarWriteBuffer::Consumer columns_to_changelog =
+        [&changelog](const std::vector<const ColumnVector*>& columns, const ColumnVector& sequences,
+                     const ColumnVector& kinds, const uint32_t* rows, size_t n) {
+          return changelog->WriteColumns(columns, sequences, kinds, rows, n);
+        };
+    drained = w->columns->Drain(columns_to_data, changelog ? &columns_to_changelog : nullptr,
+                                changelog ? &changelog_is_data : nullptr);
+  } else {
+    drained = w->buffer.Drain(to_data, changelog ? &to_changelog : nullptr, changelog ? &changelog_is_data : nullptr);
+  }
   Result<std::vector<DataFileMeta>> data_files = drained.ok() ? data.Finish() : Result<std::vector<DataFileMeta>>(drained);
   Result<std::vector<DataFileMeta>> changelog_files = std::vector<DataFileMeta>{};
   if (data_files.ok() && changelog) {
@@ -1123,7 +1163,7 @@ bool TableWrite::ParallelFlushes() const {
 Status TableWrite::FlushAll(const std::vector<BucketWriter*>& writers) {
   std::vector<BucketWriter*> dirty;
   for (BucketWriter* w : writers) {
-    if (!w->buffer.empty()) dirty.push_back(w);
+    if (!w->BufferEmpty()) dirty.push_back(w);
   }
   if (dirty.size() < 2 || !ParallelFlushes()) {
     for (BucketWriter* w : dirty) TIDE_RETURN_IF_ERROR(Flush(w));
@@ -1263,7 +1303,7 @@ void TableWrite::CloseIdleWriters() {
     const bool compacting = (w->compact && w->compact->CompactionRunning()) ||
                             (w->append_compact && w->append_compact->CompactionRunning());
     if (w->last_modified_commit == prepared_commits_ || w->last_modified_commit >= last_handed_out_commit_ ||
-        compacting || !w->buffer.empty()) {
+        compacting || !w->BufferEmpty()) {
       ++it;
       continue;
     }
@@ -1274,7 +1314,7 @@ void TableWrite::CloseIdleWriters() {
 
 void TableWrite::Abort() {
   for (auto& [key, w] : writers_) {
-    w->buffer.Clear();
+    w->ClearBuffer();
     if (w->append_compact) {
       // A running compaction's files go with it (its manager deletes them); finished ones not handed
       // out are deleted below (append compaction always writes new files).
@@ -1400,7 +1440,23 @@ Status TableWrite::ChangeSchema(TableSchema next) {
                               ParquetFileEncoder::CanEncode(context_->layout.columns);
   options_ = std::move(options);
   schema_ = std::move(next);
+  // The buffers are empty (flushed above); the columnar ones take the new columns.
+  columnar_buffers_ = ColumnarBuffersFit();
+  for (auto& [key, w] : writers_) {
+    w->columns.reset();
+    if (columnar_buffers_) {
+      w->columns = std::make_unique<ColumnarWriteBuffer>(&buffer_spec_, schema_.fields, options_.ignore_delete(),
+                                                         memory_.get());
+    }
+  }
   return Status::OK();
+}
+
+bool TableWrite::ColumnarBuffersFit() const {
+  // The deduplicate engine's merge is what ColumnarWriteBuffer folds by; the files must come from Tide's
+  // encoder (the DuckDB fallback takes rows only).
+  return config_.columnar_buffers && options_.merge_engine() == MergeEngine::kDeduplicate &&
+         context_->parallel_writes && ColumnarWriteBuffer::Supports(buffer_spec_, schema_.fields);
 }
 
 }  // namespace tide
