@@ -104,6 +104,7 @@ Status ParquetFileEncoder::Append(const Row& row) {
   }
   ++row_count_;
   ++group_rows_;
+  group_buffered_bytes_ = buffered;
   if (group_rows_ >= options_.row_group_rows || buffered >= options_.row_group_bytes) {
     TIDE_RETURN_IF_ERROR(FinishRowGroup());
   }
@@ -133,7 +134,19 @@ Status ParquetFileEncoder::AppendColumns(const std::vector<const ColumnVector*>&
   size_t done = 0;
   while (done < n) {
     const int64_t group_room = options_.row_group_rows - group_rows_;
-    const size_t step = std::min({n - done, kColumnAppendRows, static_cast<size_t>(std::max<int64_t>(1, group_room))});
+    size_t step = std::min({n - done, kColumnAppendRows, static_cast<size_t>(std::max<int64_t>(1, group_room))});
+    // Append checks the byte bound after every row. Far from it, this checks every step; nearer, the
+    // steps shrink to half the rows still likely to fit (at the bytes per row seen so far), and within
+    // kByteBoundRows rows of it they are single rows, so the group ends where Append ends it. The file's
+    // first row goes alone: it gives the rate.
+    constexpr double kByteBoundRows = 64;
+    const double rows_left =
+        static_cast<double>(options_.row_group_bytes - group_buffered_bytes_) / bytes_per_row_ - kByteBoundRows;
+    if (row_count_ == 0 || rows_left < 2) {
+      step = 1;
+    } else if (rows_left < static_cast<double>(2 * step)) {
+      step = std::min(step, static_cast<size_t>(rows_left / 2));
+    }
     int64_t buffered = 0;
     for (size_t c = 0; c < plans.size(); ++c) {
       ParquetColumnChunkWriter& leaf = leaves_[static_cast<size_t>(plans[c].first_leaf)];
@@ -143,6 +156,8 @@ Status ParquetFileEncoder::AppendColumns(const std::vector<const ColumnVector*>&
     done += step;
     row_count_ += static_cast<int64_t>(step);
     group_rows_ += static_cast<int64_t>(step);
+    group_buffered_bytes_ = buffered;
+    bytes_per_row_ = std::max(1.0, static_cast<double>(buffered) / static_cast<double>(group_rows_));
     if (group_rows_ >= options_.row_group_rows || buffered >= options_.row_group_bytes) {
       TIDE_RETURN_IF_ERROR(FinishRowGroup());
     }
@@ -250,6 +265,7 @@ Status ParquetFileEncoder::FinishRowGroup() {
   }
   row_groups_.push_back(std::move(group));
   group_rows_ = 0;
+  group_buffered_bytes_ = 0;
   return Status::OK();
 }
 

@@ -1065,7 +1065,7 @@ TEST(ParquetFileEncoderColumnsTest, ColumnAppendsWriteTheBytesOfRowAppends) {
     specs.push_back(ParquetColumnSpec{"c" + std::to_string(i), static_cast<int32_t>(i), types[i]});
   }
   std::mt19937_64 rng(20261203);
-  for (int round = 0; round < 4; ++round) {
+  for (int round = 0; round < 6; ++round) {
     SCOPED_TRACE(round);
     const size_t n = round == 0 ? 1 : 3000 + static_cast<size_t>(rng() % 9000);
     std::vector<Row> rows(n);
@@ -1087,6 +1087,9 @@ TEST(ParquetFileEncoderColumnsTest, ColumnAppendsWriteTheBytesOfRowAppends) {
     options.row_group_rows = round == 3 ? 7 : 2500;
     options.dictionary_bytes = round == 2 ? 0 : 300;
     options.codec = round == 2 ? ParquetCodec::kUncompressed : ParquetCodec::kZstd;
+    // Row groups ended by their bytes (`parquet.block.size`), small and large.
+    if (round == 4) options.row_group_bytes = 1024;
+    if (round == 5) options.row_group_bytes = 150 * 1024;
     auto by_rows = ParquetFileEncoder::Create(specs, options);
     auto by_columns = ParquetFileEncoder::Create(specs, options);
     ASSERT_TRUE(by_rows.ok() && by_columns.ok());
@@ -1100,6 +1103,9 @@ TEST(ParquetFileEncoderColumnsTest, ColumnAppendsWriteTheBytesOfRowAppends) {
     ASSERT_TRUE((*by_columns)->AppendColumns(pointers, order.data() + first, n - first).ok());
     EXPECT_EQ((*by_rows)->row_count(), (*by_columns)->row_count());
     EXPECT_EQ((*by_rows)->row_groups(), (*by_columns)->row_groups());
+    if (round >= 4) {
+      EXPECT_GT((*by_rows)->row_groups(), 2);
+    }
     auto a = (*by_rows)->Finish();
     auto b = (*by_columns)->Finish();
     ASSERT_TRUE(a.ok() && b.ok());
