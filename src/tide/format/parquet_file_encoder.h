@@ -66,8 +66,9 @@ class ParquetFileEncoder {
   // with those rows would, to the byte: the same pages, statistics and row groups. The byte bound of a
   // row group is checked every kColumnAppendRows rows far from it and every row near it (as estimated
   // from the bytes per row so far); should rows grow so much within one step that the group passes the
-  // bound before its end, the group ends at the step's end instead. Checks every value before writing any. NotSupported when a column is not a flat column
-  // that has a ColumnVector (nested columns, wide decimals and timestamps): append such rows with Append.
+  // bound before its end, the group ends at the step's end instead. Checks every value before writing
+  // any. NotSupported when a column is not a flat column that has a ColumnVector (nested columns, wide
+  // decimals and timestamps): append such rows with Append.
   static constexpr size_t kColumnAppendRows = 4096;
   Status AppendColumns(const std::vector<const ColumnVector*>& columns, const uint32_t* rows, size_t n);
   // Whether AppendColumns takes columns of these types.
@@ -99,7 +100,7 @@ class ParquetFileEncoder {
   int64_t row_count_ = 0;
   int64_t group_rows_ = 0;
   int64_t group_buffered_bytes_ = 0;  // the group's buffered bytes at the last check
-  double bytes_per_row_ = 1;          // the current group's, at the last column append
+  double bytes_per_row_ = 1;          // of the group at the last column append (a new group: the last one's)
   bool finished_ = false;
 };
 

@@ -660,10 +660,7 @@ Result<TableWrite::BucketWriter*> TableWrite::CreateBucketWriter(std::string key
                                                DataFilePathFactory(std::move(bucket_dir), options_), &buffer_spec_,
                                                memory_.get(), next_sequence);
   writer->key_hashes = std::move(key_hashes);
-  if (columnar_buffers_) {
-    writer->columns = std::make_unique<ColumnarWriteBuffer>(&buffer_spec_, schema_.fields, options_.ignore_delete(),
-                                                            memory_.get());
-  }
+  writer->columns = NewColumnarBuffer();
   BucketWriter* raw = writer.get();
   if (compaction_enabled()) TIDE_RETURN_IF_ERROR(StartCompaction(raw, restored));
   if (append_compaction_enabled()) {
@@ -1442,14 +1439,13 @@ Status TableWrite::ChangeSchema(TableSchema next) {
   schema_ = std::move(next);
   // The buffers are empty (flushed above); the columnar ones take the new columns.
   columnar_buffers_ = ColumnarBuffersFit();
-  for (auto& [key, w] : writers_) {
-    w->columns.reset();
-    if (columnar_buffers_) {
-      w->columns = std::make_unique<ColumnarWriteBuffer>(&buffer_spec_, schema_.fields, options_.ignore_delete(),
-                                                         memory_.get());
-    }
-  }
+  for (auto& [key, w] : writers_) w->columns = NewColumnarBuffer();
   return Status::OK();
+}
+
+std::unique_ptr<ColumnarWriteBuffer> TableWrite::NewColumnarBuffer() {
+  if (!columnar_buffers_) return nullptr;
+  return std::make_unique<ColumnarWriteBuffer>(&buffer_spec_, schema_.fields, options_.ignore_delete(), memory_.get());
 }
 
 bool TableWrite::ColumnarBuffersFit() const {

@@ -302,6 +302,8 @@ class TableWrite {
   Status Fail(Status status);
   // Whether this schema, options and config let bucket writers buffer as columns.
   bool ColumnarBuffersFit() const;
+  // A bucket writer's columnar buffer for the current schema; null unless columnar_buffers_.
+  std::unique_ptr<ColumnarWriteBuffer> NewColumnarBuffer();
 
   FileSystem* fs_ = nullptr;
   std::string table_path_;
