@@ -420,8 +420,8 @@ class Pipeline {
     }
     TIDE_ASSIGN_OR_RETURN(auto sink, TableSink::Open(FileSystem::Local(), catalog_->TablePath(id), id.ToString(),
                                                      table.ToString(), user_, std::move(computed),
-                                                     o_.metadata_columns, source_database_));
-    sink->SetKeepAlive([this] { KeepAlive(); });
+                                                     o_.metadata_columns, source_database_,
+                                                     TableSinkConfig{[this] { KeepAlive(); }, o_.commit_interval}));
     sinks_[table] = sink.get();
     targets_[id.ToString()] = std::move(sink);
     return Status::OK();

@@ -63,8 +63,10 @@ TableSink::~TableSink() {
 Result<std::unique_ptr<TableSink>> TableSink::Open(FileSystem* fs, std::string table_path, std::string table_name,
                                                    std::string source_table, std::string commit_user,
                                                    std::vector<std::string> computed_specs,
-                                                   std::vector<MetadataColumn> metadata, std::string source_database) {
+                                                   std::vector<MetadataColumn> metadata, std::string source_database,
+                                                   TableSinkConfig config) {
   std::unique_ptr<TableSink> sink(new TableSink());
+  sink->config_ = std::move(config);
   sink->metadata_ = std::move(metadata);
   sink->source_database_ = std::move(source_database);
   sink->fs_ = fs;
@@ -136,7 +138,11 @@ Status TableSink::NewWriter(bool for_overwrite) {
   config.table_name = table_name_;
   // Rows for an OVERWRITE must not be compacted with the files it replaces.
   config.ignore_previous_files = for_overwrite;
-  config.keep_alive = keep_alive_;
+  config.keep_alive = config_.keep_alive;
+  const auto interval = std::max<int64_t>(1, config_.commit_interval.count());
+  const int64_t slack_commits =
+      std::chrono::duration_cast<std::chrono::milliseconds>(TableSinkConfig::kCompactionSlack).count() / interval;
+  config.sorted_runs_beyond_trigger = static_cast<int32_t>(std::clamp<int64_t>(slack_commits, 3, 1000));
   config.compact_unaware_append = true;  // a long-running writer, as Flink's streaming sink
   TIDE_ASSIGN_OR_RETURN(write_, TableWrite::Create(fs_, table_path_, schema_, commit_user_, config));
   return Status::OK();

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -89,6 +90,19 @@ struct SinkPosition {
 // snapshots of other writers, such as a compaction job, are passed over).
 Result<SinkPosition> ReadSinkPosition(FileSystem* fs, const std::string& table_path, const std::string& commit_user);
 
+// How the sync runs a table's writers.
+struct TableSinkConfig {
+  // Called now and then while a writer works long without taking changes (a cross-partition table's
+  // key index bootstrap), for the sync to keep its replication connection alive.
+  std::function<void()> keep_alive;
+  // The sync's commit interval. Unless the table sets `num-sorted-run.stop-trigger`, a bucket may
+  // hold kCompactionSlack of commits' sorted runs beyond the compaction trigger (at least Java's 3)
+  // before a commit waits for its compaction: a waiting commit delays every change behind it, and
+  // after an initial copy every bucket reaches the trigger within the same few commits.
+  std::chrono::milliseconds commit_interval{500};
+  static constexpr std::chrono::seconds kCompactionSlack{10};
+};
+
 class TableSink {
  public:
   // Opens the sink of an existing target table (its latest schema).
@@ -100,7 +114,7 @@ class TableSink {
                                                  std::string source_table, std::string commit_user,
                                                  std::vector<std::string> computed_specs = {},
                                                  std::vector<MetadataColumn> metadata = {},
-                                                 std::string source_database = {});
+                                                 std::string source_database = {}, TableSinkConfig config = {});
   ~TableSink();
   TableSink(const TableSink&) = delete;
   TableSink& operator=(const TableSink&) = delete;
@@ -128,10 +142,6 @@ class TableSink {
   bool HasCopyOf(const std::string& source) const;
   // Whether changes wait for a commit.
   bool pending() const { return pending_; }
-  // Called now and then while the sink works long without taking changes (a cross-partition table's
-  // key index bootstrap), for the sync to keep its replication connection alive; applies to the writers
-  // made from now on.
-  void SetKeepAlive(std::function<void()> keep_alive) { keep_alive_ = std::move(keep_alive); }
   // Readies the writer for the stream now: a cross-partition table's key index is built from the lake
   // (else before its first row, in the middle of the stream).
   Status Prepare();
@@ -304,7 +314,7 @@ class TableSink {
   // ... except a DELETE when aggregation.remove-record-on-delete removes the record instead.
   bool deletes_remove_records_ = false;
   int64_t rows_written_ = 0;
-  std::function<void()> keep_alive_;
+  TableSinkConfig config_;
   Status failed_;
 };
 

@@ -19,6 +19,7 @@
 // Thread-safety: an immutable value after Create (the setters serve writer overrides before use).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -180,6 +181,10 @@ class CoreOptions {
   // Overrides of the writer (TableWriteConfig), applied after Create; values must be positive.
   void set_write_buffer_size(int64_t bytes) { write_buffer_size_ = bytes; }
   void set_target_file_size(int64_t bytes) { target_file_size_ = bytes; }
+  // Never below the compaction trigger, as when read from the options.
+  void set_num_sorted_run_stop_trigger(int32_t runs) {
+    num_sorted_run_stop_trigger_ = std::max(num_sorted_run_compaction_trigger_, runs);
+  }
 
  private:
   CoreOptions() = default;

@@ -263,13 +263,26 @@ TableWrite::~TableWrite() {
   compaction_executor_.reset();
 }
 
+namespace {
+
+// The writer's own settings over the table's options (TableWriteConfig).
+void ApplyWriterOverrides(const TableWriteConfig& config, CoreOptions* options) {
+  if (config.write_buffer_size) options->set_write_buffer_size(*config.write_buffer_size);
+  if (config.target_file_size) options->set_target_file_size(*config.target_file_size);
+  if (config.sorted_runs_beyond_trigger && !options->Find("num-sorted-run.stop-trigger")) {
+    const int64_t stop = int64_t{options->num_sorted_run_compaction_trigger()} + *config.sorted_runs_beyond_trigger;
+    options->set_num_sorted_run_stop_trigger(static_cast<int32_t>(std::min<int64_t>(stop, INT32_MAX)));
+  }
+}
+
+}  // namespace
+
 Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::string table_path, TableSchema schema,
                                                        std::string commit_user, TableWriteConfig config) {
   const std::string table_name = config.table_name.empty() ? std::string(BaseName(table_path)) : config.table_name;
   TIDE_ASSIGN_OR_RETURN(CoreOptions options, CoreOptions::Create(schema, table_name));
   TIDE_RETURN_IF_ERROR(CheckWritable(schema, options, table_name));
-  if (config.write_buffer_size) options.set_write_buffer_size(*config.write_buffer_size);
-  if (config.target_file_size) options.set_target_file_size(*config.target_file_size);
+  ApplyWriterOverrides(config, &options);
   if (options.write_buffer_size() <= 0 || options.target_file_size() <= 0) {
     return Status::InvalidArgument("table {}: write-buffer-size and target-file-size must be positive", table_name);
   }
@@ -1392,8 +1405,7 @@ Status TableWrite::ChangeSchema(TableSchema next) {
   TIDE_RETURN_IF_ERROR(CheckSchemaContinues(schema_, next, table_name_));
   // What is built for the new schema first: a failure here leaves the writer as it was.
   TIDE_ASSIGN_OR_RETURN(CoreOptions options, CoreOptions::Create(next, table_name_));
-  if (config_.write_buffer_size) options.set_write_buffer_size(*config_.write_buffer_size);
-  if (config_.target_file_size) options.set_target_file_size(*config_.target_file_size);
+  ApplyWriterOverrides(config_, &options);
   TIDE_ASSIGN_OR_RETURN(DataFileLayout layout, DataFileLayout::Create(next, options, table_name_));
   std::unique_ptr<WriteMergeFunction> merge;
   if (next.HasPrimaryKey()) {

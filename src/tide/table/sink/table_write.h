@@ -134,6 +134,12 @@ struct TableWriteConfig {
   // the buffered records as column vectors (ColumnarWriteBuffer) and encode files from them, instead of
   // Datum rows. The files are the same to the byte; off only to compare the two paths.
   bool columnar_buffers = true;
+  // When the table's options do not set `num-sorted-run.stop-trigger`: the sorted runs a bucket may
+  // hold beyond `num-sorted-run.compaction-trigger` before a flush or commit waits for its compaction
+  // (Java's default, and this one's when unset: 3). Java's writers flush at checkpoints, minutes apart,
+  // so 3 runs are minutes of slack; a writer that commits every half second (the sync) needs more runs
+  // for the same time.
+  std::optional<int32_t> sorted_runs_beyond_trigger;
 };
 
 // The data files of the buckets a writer compacts (their levels), as of its last flush or commit.
@@ -218,6 +224,8 @@ class TableWrite {
 
   const std::string& commit_user() const { return commit_user_; }
   const TableSchema& schema() const { return schema_; }
+  // The table's options with the writer's overrides (TableWriteConfig) applied.
+  const CoreOptions& options() const { return options_; }
   const std::string& table_path() const { return table_path_; }
   int64_t buffered_bytes() const { return memory_->used(); }
   int64_t write_buffer_size() const { return memory_->budget(); }

@@ -203,6 +203,31 @@ TEST_F(TableWriteTest, BucketUnawareWritersStartAtSequenceZero) {
   EXPECT_EQ(testing::ReadTable(path).value().size(), 12u);
 }
 
+// The writer's stop-trigger slack applies only where the table sets no stop trigger of its own, and
+// survives a schema change.
+TEST_F(TableWriteTest, StopTriggerSlackYieldsToTheTablesOwnOption) {
+  const std::vector<DataField> fields = {Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::Int())};
+  TableWriteConfig slack;
+  slack.sorted_runs_beyond_trigger = 20;
+
+  TableSchema unset = WriterTestSchema(fields, {"id"}, {}, {{"bucket", "1"}, {"num-sorted-run.compaction-trigger", "4"}});
+  std::string path = MakeTable(unset);
+  EXPECT_EQ(Writer(path, unset)->options().num_sorted_run_stop_trigger(), 7);  // Java's trigger + 3
+  auto writer = Writer(path, unset, slack);
+  EXPECT_EQ(writer->options().num_sorted_run_stop_trigger(), 24);
+  TableSchema widened = unset;
+  widened.id = 1;
+  widened.fields.push_back(Field(2, "w", DataType::Int()));
+  widened.highest_field_id = 2;
+  ASSERT_TRUE(writer->ChangeSchema(widened).ok());
+  EXPECT_EQ(writer->options().num_sorted_run_stop_trigger(), 24);
+
+  TableSchema set = WriterTestSchema(fields, {"id"}, {},
+                                     {{"bucket", "1"}, {"num-sorted-run.compaction-trigger", "4"},
+                                      {"num-sorted-run.stop-trigger", "6"}});
+  EXPECT_EQ(Writer(MakeTable(set), set, slack)->options().num_sorted_run_stop_trigger(), 6);
+}
+
 TEST_F(TableWriteTest, RefusesWhatItCannotWrite) {
   auto refuse = [&](TableSchema schema) {
     auto w = TableWrite::Create(FileSystem::Local(), dir_.path() + "/x", schema, "u", {});
