@@ -153,7 +153,8 @@ std::string RenderPrometheusText(const SyncProgressSnapshot& p, int64_t now_unix
   w.Family("tide_sync_max_files_per_bucket", "gauge", "The most data files in one bucket of the lake table");
   for (const TableProgress& t : p.tables) w.Sample("tide_sync_max_files_per_bucket", TableLabels(t), t.max_files_per_bucket);
   w.Family("tide_sync_max_sorted_runs_per_bucket", "gauge",
-           "The most sorted runs in one bucket of the lake table (compaction keeps it under num-sorted-run.stop-trigger)");
+           "The most sorted runs in one bucket of the lake table (compaction keeps it under the stop trigger: "
+           "num-sorted-run.stop-trigger, else the compaction trigger + 10 s of commits)");
   for (const TableProgress& t : p.tables) {
     w.Sample("tide_sync_max_sorted_runs_per_bucket", TableLabels(t), t.max_sorted_runs_per_bucket);
   }

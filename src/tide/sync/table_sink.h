@@ -17,8 +17,8 @@
 // way); partition expiry runs in Commit. Thread-safety: one thread.
 #pragma once
 
-#include <cstdint>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
