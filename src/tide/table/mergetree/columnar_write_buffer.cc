@@ -1,5 +1,7 @@
 #include "tide/table/mergetree/columnar_write_buffer.h"
 
+#include <utility>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -77,10 +79,17 @@ Status ColumnarWriteBuffer::Put(const Row& row, int64_t sequence, ValueKind kind
 }
 
 void ColumnarWriteBuffer::Clear() {
-  // Fresh vectors: the memory goes back, as WriteBuffer::Clear gives its records' back.
-  for (ColumnVector& c : columns_) c = ColumnVector(c.type());
-  sequences_ = ColumnVector(DataType::BigInt(false));
-  kinds_ = ColumnVector(DataType::TinyInt(false));
+  // Fresh vectors: the memory goes back, as WriteBuffer::Clear gives its records' back. Swapped, not
+  // move-assigned: a std::string assigned from an empty one keeps its buffer, so a text column's byte
+  // arena stayed allocated, and charged (memory_bytes counts capacity), after every flush; the writer,
+  // over its budget from then on, flushed a file per row.
+  auto renew = [](ColumnVector& c) {
+    ColumnVector fresh(c.type());
+    std::swap(c, fresh);
+  };
+  for (ColumnVector& c : columns_) renew(c);
+  renew(sequences_);
+  renew(kinds_);
   memory_->used_ -= bytes_;
   bytes_ = 0;
 }

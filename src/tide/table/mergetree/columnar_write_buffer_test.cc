@@ -118,6 +118,32 @@ TEST(ColumnarWriteBufferTest, DrainsWhatTheRowBufferDrains) {
 }
 
 // A row whose value does not fit leaves the buffer as it was.
+// A drained buffer gives its memory back, text columns' byte arenas too: the next record is charged
+// for itself alone, not for the arena the last flush grew (which kept the writer over its budget).
+TEST(ColumnarWriteBufferTest, DrainGivesBackTheMemoryOfTextColumns) {
+  TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "note", DataType::String())},
+                                        {"id"}, {}, {{"bucket", "1"}});
+  auto merge = WriteMergeFunction::Create(schema, "db.t");
+  ASSERT_TRUE(merge.ok()) << merge.status().ToString();
+  WriteBufferSpec spec;
+  spec.primary_key = true;
+  spec.key_indices = {0};
+  spec.merge = merge->get();
+  WriteBufferMemory memory(int64_t{1} << 40);
+  ColumnarWriteBuffer buffer(&spec, schema.fields, /*ignore_delete=*/false, &memory);
+  const std::string note(200, 'x');
+  for (int64_t i = 0; i < 10000; ++i) ASSERT_TRUE(buffer.Put(Row{Datum(i), Datum(note)}, i, ValueKind::kInsert).ok());
+  EXPECT_GT(memory.used(), 2000000);
+  std::vector<Record> drained;
+  ASSERT_TRUE(buffer.Drain(Collect(&drained)).ok());
+  EXPECT_EQ(drained.size(), 10000u);
+  EXPECT_EQ(buffer.memory_bytes(), 0);
+  EXPECT_EQ(memory.used(), 0);
+  ASSERT_TRUE(buffer.Put(Row{Datum(int64_t{1}), Datum(note)}, 10000, ValueKind::kInsert).ok());
+  EXPECT_LT(buffer.memory_bytes(), 4096);
+  EXPECT_EQ(memory.used(), buffer.memory_bytes());
+}
+
 TEST(ColumnarWriteBufferTest, ARefusedRowAddsNothing) {
   TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "ts", DataType::Timestamp(3))},
                                         {"id"}, {}, {{"bucket", "1"}});

@@ -62,6 +62,55 @@ void Levels::SortLevel0() {
   });
 }
 
+Result<bool> Levels::AddAtMaxLevelIfApart(std::vector<DataFileMeta>* files) {
+  if (files->empty()) return false;
+  std::vector<LevelFile> decoded;
+  decoded.reserve(files->size());
+  for (const DataFileMeta& f : *files) {
+    TIDE_ASSIGN_OR_RETURN(LevelFile lf, LevelFile::Create(f, key_types_));
+    decoded.push_back(std::move(lf));
+  }
+  const Row* low = &decoded.front().min_key;
+  const Row* high = &decoded.front().max_key;
+  for (const LevelFile& f : decoded) {
+    if (CompareRows(f.min_key, *low) < 0) low = &f.min_key;
+    if (CompareRows(f.max_key, *high) > 0) high = &f.max_key;
+  }
+  // The tree's key range: a range in one of its gaps is not enough, as a compaction of the files on
+  // both sides may write across the gap.
+  const Row* tree_low = nullptr;
+  const Row* tree_high = nullptr;
+  auto widen = [&](const Row& min, const Row& max) {
+    if (!tree_low || CompareRows(min, *tree_low) < 0) tree_low = &min;
+    if (!tree_high || CompareRows(max, *tree_high) > 0) tree_high = &max;
+  };
+  for (const LevelFile& f : level0_) widen(f.min_key, f.max_key);
+  for (const SortedRun& run : levels_) {
+    if (!run.files.empty()) widen(run.files.front().min_key, run.files.back().max_key);
+  }
+  if (tree_low && !(CompareRows(*high, *tree_low) < 0 || CompareRows(*tree_high, *low) < 0)) return false;
+  const int32_t max_level = MaxLevel();
+  for (size_t i = 0; i < decoded.size(); ++i) {
+    decoded[i].meta.level = max_level;
+    (*files)[i].level = max_level;
+  }
+  for (size_t i = 0; i < decoded.size(); ++i) {
+    Status inserted = Insert(std::move(decoded[i]));
+    if (!inserted.ok()) {
+      // Cannot happen for disjoint files; undo what was added, so the tree stays as it was.
+      for (size_t j = 0; j < i; ++j) {
+        auto& run = levels_[static_cast<size_t>(max_level - 1)].files;
+        run.erase(std::remove_if(run.begin(), run.end(),
+                                 [&](const LevelFile& lf) { return lf.meta.file_name == (*files)[j].file_name; }),
+                  run.end());
+      }
+      for (auto& f : *files) f.level = 0;
+      return inserted;
+    }
+  }
+  return true;
+}
+
 Status Levels::Insert(LevelFile file) {
   if (file.meta.level == 0) {
     level0_.push_back(std::move(file));

@@ -53,6 +53,13 @@ class Levels {
                                std::string table_name);
 
   Status AddLevel0File(DataFileMeta file);
+  // Adds the files of one flush (sorted and disjoint, as one rolling writer wrote them, none holding a
+  // retraction) at the max level, setting their level, when their key range lies wholly below or above
+  // every file of the tree; false (nothing added) otherwise. The max level holds the oldest record of a
+  // key, and no other file holds one of these keys, so the tree reads the same as with them at level 0;
+  // a compaction running meanwhile writes within the key range of its inputs, so its result cannot
+  // overlap them.
+  Result<bool> AddAtMaxLevelIfApart(std::vector<DataFileMeta>* files);
   // Removes `before` (matched by file name and level) and adds `after`; InvalidArgument when a file of
   // `before` is missing or `after` would overlap a level's run.
   Status Update(const std::vector<DataFileMeta>& before, const std::vector<DataFileMeta>& after);

@@ -977,7 +977,7 @@ Status TableWrite::FlushWhileOverBudget() {
     }
     if (!largest || largest->BufferEmpty()) break;
     ++metrics_.memory_flushes;
-    TIDE_RETURN_IF_ERROR(Flush(largest));
+    TIDE_RETURN_IF_ERROR(Flush(largest, /*memory_flush=*/true));
   }
   return Status::OK();
 }
@@ -1022,14 +1022,22 @@ Result<std::vector<DataFileMeta>> TableWrite::CopyAsChangelog(BucketWriter* w, c
   return copies;
 }
 
-Status TableWrite::Flush(BucketWriter* w) {
+Status TableWrite::Flush(BucketWriter* w, bool memory_flush) {
   if (w->BufferEmpty()) return Status::OK();
   const auto started = std::chrono::steady_clock::now();
   auto files = WriteBufferFiles(w);
   metrics_.flush_micros +=
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count();
   if (!files.ok()) return Fail(files.status());
-  return AddFlushedFiles(w, std::move(*files));
+  return AddFlushedFiles(w, std::move(*files), memory_flush);
+}
+
+bool TableWrite::LargeFlushesMayStartAtMaxLevel() const {
+  // Changelog from compaction (lookup, full-compaction) needs the records to pass through it; lookup
+  // tables (first-row, deletion vectors, force-lookup) and the other merge engines keep level 0.
+  return compaction_enabled() && options_.merge_engine() == MergeEngine::kDeduplicate && !lookup_.need_lookup &&
+         (options_.changelog_producer() == ChangelogProducer::kNone ||
+          options_.changelog_producer() == ChangelogProducer::kInput);
 }
 
 Result<TableWrite::FlushedFiles> TableWrite::WriteBufferFiles(BucketWriter* w) {
@@ -1113,15 +1121,28 @@ Result<TableWrite::FlushedFiles> TableWrite::WriteBufferFiles(BucketWriter* w) {
   return FlushedFiles{std::move(*data_files), std::move(*changelog_files)};
 }
 
-Status TableWrite::AddFlushedFiles(BucketWriter* w, FlushedFiles files) {
+Status TableWrite::AddFlushedFiles(BucketWriter* w, FlushedFiles files, bool memory_flush) {
   ++metrics_.flushes;
   metrics_.data_files += static_cast<int64_t>(files.data.size());
   metrics_.changelog_files += static_cast<int64_t>(files.changelog.size());
   // Too many sorted runs before this flush: wait for the running compaction before going on (the write
   // stall; Java's MergeTreeWriter decides it before adding the flushed files).
   const bool stall = w->compact && w->compact->ShouldWaitForLatestCompaction();
+  // A large flush of keys no file of the bucket holds (an initial copy, read in key order; a bulk load
+  // of new keys) goes to the max level: at level 0 it would be a sorted run of its own, and the
+  // bucket's first compaction would rewrite it whole (the copy's every row, again, while the stream
+  // runs). Small flushes keep level 0, so compaction still merges them into files of a good size.
+  bool at_max_level = false;
+  if (memory_flush && w->compact && LargeFlushesMayStartAtMaxLevel() &&
+      std::all_of(files.data.begin(), files.data.end(),
+                  [](const DataFileMeta& f) { return f.delete_row_count && *f.delete_row_count == 0; })) {
+    auto added = w->compact->AddNewFilesAtMaxLevel(&files.data);
+    if (!added.ok()) return Fail(added.status());
+    at_max_level = *added;
+    if (at_max_level) ++metrics_.flushes_at_max_level;
+  }
   for (auto& f : files.data) {
-    if (w->compact) {
+    if (w->compact && !at_max_level) {
       Status added = w->compact->AddNewFile(f);
       if (!added.ok()) return Fail(added);
     }

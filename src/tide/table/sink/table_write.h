@@ -155,6 +155,7 @@ struct TableWriteMetrics {
   int64_t rows_dropped = 0;   // -U/-D rows dropped by ignore-delete
   int64_t flushes = 0;        // buffers flushed (under memory pressure or by PrepareCommit)
   int64_t memory_flushes = 0; // of those, flushes because the budget was passed
+  int64_t flushes_at_max_level = 0;  // of those, flushes whose files went to the max level (keys apart)
   int64_t data_files = 0;     // data files written
   int64_t changelog_files = 0;
   int64_t compactions = 0;          // compaction results taken
@@ -297,14 +298,19 @@ class TableWrite {
   Result<FlushedFiles> WriteBufferFiles(BucketWriter* w);
   // Books a flush's files: metrics, the bucket's compaction (which may wait, the write stall), the
   // files the next commit lists. On the writer's thread.
-  Status AddFlushedFiles(BucketWriter* w, FlushedFiles files);
+  // `memory_flush`: the buffer flushed because the writer's buffers passed their budget (a large flush).
+  Status AddFlushedFiles(BucketWriter* w, FlushedFiles files, bool memory_flush = false);
+  // Whether a large flush whose keys lie apart from every file of its bucket may go straight to the max
+  // level (AddFlushedFiles): deduplicate tables whose compaction produces no changelog and needs no
+  // lookup, so a file read from the max level gives what it would from level 0.
+  bool LargeFlushesMayStartAtMaxLevel() const;
   bool ParallelFlushes() const;
   // Flushes every buffer of `writers` (in parallel when allowed), booking the files in their order.
   Status FlushAll(const std::vector<BucketWriter*>& writers);
   // `data_files` again under changelog file names (changelog-producer=input, when the flush's changelog
   // records are exactly its data records): hard links where the file system has them, else copies.
   Result<std::vector<DataFileMeta>> CopyAsChangelog(BucketWriter* w, const std::vector<DataFileMeta>& data_files);
-  Status Flush(BucketWriter* writer);
+  Status Flush(BucketWriter* writer, bool memory_flush = false);
   // Closes the idle bucket writers (above); at the end of PrepareCommit.
   void CloseIdleWriters();
   Status Fail(Status status);

@@ -387,6 +387,70 @@ TEST_F(TableWriteTest, SmallBudgetFlushesManyBucketsAndReadsBack) {
   EXPECT_EQ(testing::SortedRows(testing::ReadTable(path).value()), expected);
 }
 
+// A flush the memory budget forces, of keys no file of the bucket holds (an initial copy in key order),
+// goes to the max level, so the bucket's first compaction does not rewrite it; the commit's last
+// flush, and flushes whose keys overlap the bucket's, stay at level 0; the table reads the same.
+TEST_F(TableWriteTest, LargeFlushesOfNewKeysStartAtTheMaxLevel) {
+  for (const std::string producer : {"input", "none", "lookup"}) {
+    SCOPED_TRACE(producer);
+    TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())},
+                                          {"id"}, {}, {{"bucket", "1"}, {"changelog-producer", producer}});
+    std::string path = MakeTable(schema);
+    TableWriteConfig config;
+    config.write_buffer_size = 64 * 1024;
+    std::map<int64_t, std::string> model;
+    {
+      auto w = Writer(path, schema, config);
+      for (int64_t k = 0; k < 6000; ++k) {
+        const std::string v = "copied-" + std::to_string(k);
+        ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(k), Datum(v)}).ok());
+        model[k] = v;
+      }
+      ASSERT_GT(w->metrics().memory_flushes, 3);
+      auto messages = w->PrepareCommit().value();
+      ASSERT_EQ(messages.size(), 1u);
+      int at_max = 0, at_zero = 0;
+      for (const auto& f : messages[0].new_files) {
+        if (f.level == 5) {
+          ++at_max;
+        } else {
+          EXPECT_EQ(f.level, 0) << f.file_name;
+          ++at_zero;
+        }
+      }
+      for (const auto& f : messages[0].changelog_files) EXPECT_EQ(f.level, 0);
+      if (producer == "lookup") {
+        // Lookup compaction makes the changelog: every flush passes through level 0.
+        EXPECT_EQ(w->metrics().flushes_at_max_level, 0);
+        EXPECT_EQ(at_max, 0);
+      } else {
+        EXPECT_EQ(w->metrics().flushes_at_max_level, w->metrics().memory_flushes);
+        EXPECT_EQ(at_max, w->metrics().memory_flushes);
+        EXPECT_EQ(at_zero, 1);  // the commit's own flush
+      }
+      ASSERT_TRUE(testing::CommitMessages(path, messages, "user-1", 1).ok());
+    }
+    // A later session updates keys across the range: its flushes overlap the bucket's files.
+    {
+      auto w = Writer(path, schema, config);
+      std::mt19937_64 rng(11);
+      for (int i = 0; i < 3000; ++i) {
+        const int64_t k = static_cast<int64_t>(rng() % 7000);
+        const std::string v = "updated-" + std::to_string(i);
+        ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(k), Datum(v)}).ok());
+        model[k] = v;
+      }
+      ASSERT_GT(w->metrics().memory_flushes, 0);
+      EXPECT_EQ(w->metrics().flushes_at_max_level, 0);
+      auto messages = w->PrepareCommit().value();
+      ASSERT_TRUE(testing::CommitMessages(path, messages, "user-1", 2).ok());
+    }
+    std::vector<Row> expected;
+    for (const auto& [k, v] : model) expected.push_back({I(k), Datum(v)});
+    EXPECT_EQ(testing::SortedRows(testing::ReadTable(path).value()), expected);
+  }
+}
+
 // With every key once in a flush (an initial copy), the changelog file holds exactly the data file's
 // records: it is the same bytes under a second name (a hard link on a local file system), and each name
 // outlives the other.

@@ -48,6 +48,9 @@ class MergeTreeCompactManager {
   MergeTreeCompactManager& operator=(const MergeTreeCompactManager&) = delete;
 
   Status AddNewFile(DataFileMeta file) { return levels_.AddLevel0File(std::move(file)); }
+  // Adds one flush's files at the max level when no file of the bucket holds a key in their range
+  // (Levels::AddAtMaxLevelIfApart, which sets their level); false, nothing added, otherwise.
+  Result<bool> AddNewFilesAtMaxLevel(std::vector<DataFileMeta>* files) { return levels_.AddAtMaxLevelIfApart(files); }
   // Submits a compaction if none is running and the strategy (or, when `full`, a full compaction)
   // picks one. REQUIRES for `full`: no task running (wait for it first).
   void TriggerCompaction(bool full);
