@@ -803,6 +803,8 @@ Status TableSink::WriteCopyRows(const SourceRelationPtr& relation, std::vector<R
   // Copied rows are not remembered (the copy commits before the stream's changes apply): any lookup
   // before that commit finds the set incomplete and commits first.
   recent_.Forget();
+  // Copied rows are new keys, read in the table's order: their files may start at the top level.
+  write_->SetBulkLoad(true);
   for (Row& source : *rows) {
     TIDE_ASSIGN_OR_RETURN(Row row, ToTarget(relation, std::move(source)));
     TIDE_RETURN_IF_ERROR(Write(RowKind::kInsert, std::move(row), /*remember=*/false));
@@ -1084,6 +1086,7 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn, const std:
   auto started = std::chrono::steady_clock::now();
   const TableWriteMetrics before_prepare = write_->metrics();
   auto prepared = write_->PrepareCommit();
+  write_->SetBulkLoad(false);  // the copy, if any, is flushed; what follows is the stream
   auto prepared_at = std::chrono::steady_clock::now();
   const TableWriteMetrics& after_prepare = write_->metrics();
   const double flush_ms = static_cast<double>(after_prepare.flush_micros - before_prepare.flush_micros) / 1000;

@@ -1133,7 +1133,7 @@ Status TableWrite::AddFlushedFiles(BucketWriter* w, FlushedFiles files, bool mem
   // bucket's first compaction would rewrite it whole (the copy's every row, again, while the stream
   // runs). Small flushes keep level 0, so compaction still merges them into files of a good size.
   bool at_max_level = false;
-  if (memory_flush && w->compact && LargeFlushesMayStartAtMaxLevel() &&
+  if ((memory_flush || bulk_load_) && w->compact && LargeFlushesMayStartAtMaxLevel() &&
       std::all_of(files.data.begin(), files.data.end(),
                   [](const DataFileMeta& f) { return f.delete_row_count && *f.delete_row_count == 0; })) {
     auto added = w->compact->AddNewFilesAtMaxLevel(&files.data);

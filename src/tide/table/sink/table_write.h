@@ -189,6 +189,11 @@ class TableWrite {
   // before the first row); nothing for other tables or when it is built already.
   Status LoadKeyIndex() { return cross_partition_ && !global_index_ ? LoadGlobalIndex() : Status::OK(); }
 
+  // While on, the rows written are a bulk load (an initial copy): every flush, the commit's too, not only
+  // those the memory budget forces, goes to the max level when its keys lie apart from its bucket's
+  // (AddFlushedFiles). Off by default; a writer that streams changes keeps it off.
+  void SetBulkLoad(bool on) { bulk_load_ = on; }
+
   // Flushes every buffer and returns one message per (partition, bucket) with files written since the
   // previous call, sorted by partition bytes then bucket. The files are durable when this returns.
   Result<std::vector<CommitMessage>> PrepareCommit();
@@ -378,6 +383,7 @@ class TableWrite {
   // Lookup tables: what lookup compaction does, and the names of new DV index files
   // (`index-<uuid>-<n>`, the counter shared by the buckets).
   LookupOptions lookup_;
+  bool bulk_load_ = false;  // SetBulkLoad
   std::string dv_file_prefix_;
   std::shared_ptr<int64_t> dv_next_file_;
 

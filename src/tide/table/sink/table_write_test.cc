@@ -451,6 +451,35 @@ TEST_F(TableWriteTest, LargeFlushesOfNewKeysStartAtTheMaxLevel) {
   }
 }
 
+// A bulk load (an initial copy) sends the commit's own flush to the max level too when its keys are apart;
+// without it, the commit's flush keeps level 0.
+TEST_F(TableWriteTest, ABulkLoadsCommitFlushStartsAtTheMaxLevel) {
+  TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())},
+                                        {"id"}, {}, {{"bucket", "1"}});
+  for (bool bulk : {true, false}) {
+    SCOPED_TRACE(bulk);
+    std::string path = MakeTable(schema);
+    auto w = Writer(path, schema);
+    w->SetBulkLoad(bulk);
+    for (int64_t k = 0; k < 100; ++k) ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(k), Datum("v")}).ok());
+    auto first = w->PrepareCommit().value();
+    ASSERT_EQ(first.size(), 1u);
+    ASSERT_EQ(first[0].new_files.size(), 1u);
+    EXPECT_EQ(first[0].new_files[0].level, bulk ? 5 : 0);
+    ASSERT_TRUE(testing::CommitMessages(path, first, "user-1", 1).ok());
+    // Keys inside the bucket's range go to level 0 even in a bulk load.
+    for (int64_t k = 50; k < 60; ++k) ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(k), Datum("w")}).ok());
+    auto second = w->PrepareCommit().value();
+    ASSERT_EQ(second.size(), 1u);
+    ASSERT_EQ(second[0].new_files.size(), 1u);
+    EXPECT_EQ(second[0].new_files[0].level, 0);
+    ASSERT_TRUE(testing::CommitMessages(path, second, "user-1", 2).ok());
+    std::vector<Row> expected;
+    for (int64_t k = 0; k < 100; ++k) expected.push_back({I(k), Datum(k >= 50 && k < 60 ? "w" : "v")});
+    EXPECT_EQ(testing::SortedRows(testing::ReadTable(path).value()), expected);
+  }
+}
+
 // With every key once in a flush (an initial copy), the changelog file holds exactly the data file's
 // records: it is the same bytes under a second name (a hard link on a local file system), and each name
 // outlives the other.
