@@ -1,10 +1,9 @@
 #include "tide/table/mergetree/columnar_write_buffer.h"
 
-#include <utility>
-
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <utility>
 
 namespace tide {
 namespace {

@@ -117,7 +117,6 @@ TEST(ColumnarWriteBufferTest, DrainsWhatTheRowBufferDrains) {
   }
 }
 
-// A row whose value does not fit leaves the buffer as it was.
 // A drained buffer gives its memory back, text columns' byte arenas too: the next record is charged
 // for itself alone, not for the arena the last flush grew (which kept the writer over its budget).
 TEST(ColumnarWriteBufferTest, DrainGivesBackTheMemoryOfTextColumns) {
@@ -144,6 +143,7 @@ TEST(ColumnarWriteBufferTest, DrainGivesBackTheMemoryOfTextColumns) {
   EXPECT_EQ(memory.used(), buffer.memory_bytes());
 }
 
+// A row whose value does not fit leaves the buffer as it was.
 TEST(ColumnarWriteBufferTest, ARefusedRowAddsNothing) {
   TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "ts", DataType::Timestamp(3))},
                                         {"id"}, {}, {{"bucket", "1"}});

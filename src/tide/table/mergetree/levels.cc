@@ -43,6 +43,7 @@ Status Levels::AddLevel0File(DataFileMeta file) {
                                    file.level);
   }
   TIDE_ASSIGN_OR_RETURN(LevelFile lf, LevelFile::Create(std::move(file), key_types_));
+  Hold(lf);
   level0_.push_back(std::move(lf));
   SortLevel0();
   return Status::OK();
@@ -76,19 +77,9 @@ Result<bool> Levels::AddAtMaxLevelIfApart(std::vector<DataFileMeta>* files) {
     if (CompareRows(f.min_key, *low) < 0) low = &f.min_key;
     if (CompareRows(f.max_key, *high) > 0) high = &f.max_key;
   }
-  // The tree's key range: a range in one of its gaps is not enough, as a compaction of the files on
-  // both sides may write across the gap.
-  const Row* tree_low = nullptr;
-  const Row* tree_high = nullptr;
-  auto widen = [&](const Row& min, const Row& max) {
-    if (!tree_low || CompareRows(min, *tree_low) < 0) tree_low = &min;
-    if (!tree_high || CompareRows(max, *tree_high) > 0) tree_high = &max;
-  };
-  for (const LevelFile& f : level0_) widen(f.min_key, f.max_key);
-  for (const SortedRun& run : levels_) {
-    if (!run.files.empty()) widen(run.files.front().min_key, run.files.back().max_key);
-  }
-  if (tree_low && !(CompareRows(*high, *tree_low) < 0 || CompareRows(*tree_high, *low) < 0)) return false;
+  // The held range, not the gaps between files: a compaction of the files on both sides of a gap may
+  // write across it.
+  if (held_low_ && !(CompareRows(*high, *held_low_) < 0 || CompareRows(*held_high_, *low) < 0)) return false;
   const int32_t max_level = MaxLevel();
   for (size_t i = 0; i < decoded.size(); ++i) {
     decoded[i].meta.level = max_level;
@@ -97,7 +88,7 @@ Result<bool> Levels::AddAtMaxLevelIfApart(std::vector<DataFileMeta>* files) {
   for (size_t i = 0; i < decoded.size(); ++i) {
     Status inserted = Insert(std::move(decoded[i]));
     if (!inserted.ok()) {
-      // Cannot happen for disjoint files; undo what was added, so the tree stays as it was.
+      // Not for a flush's disjoint files; should it happen, undo what was added: level 0 serves.
       for (size_t j = 0; j < i; ++j) {
         auto& run = levels_[static_cast<size_t>(max_level - 1)].files;
         run.erase(std::remove_if(run.begin(), run.end(),
@@ -105,13 +96,19 @@ Result<bool> Levels::AddAtMaxLevelIfApart(std::vector<DataFileMeta>* files) {
                   run.end());
       }
       for (auto& f : *files) f.level = 0;
-      return inserted;
+      return false;
     }
   }
   return true;
 }
 
+void Levels::Hold(const LevelFile& file) {
+  if (!held_low_ || CompareRows(file.min_key, *held_low_) < 0) held_low_ = file.min_key;
+  if (!held_high_ || CompareRows(file.max_key, *held_high_) > 0) held_high_ = file.max_key;
+}
+
 Status Levels::Insert(LevelFile file) {
+  Hold(file);
   if (file.meta.level == 0) {
     level0_.push_back(std::move(file));
     return Status::OK();

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,10 +56,11 @@ class Levels {
   Status AddLevel0File(DataFileMeta file);
   // Adds the files of one flush (sorted and disjoint, as one rolling writer wrote them, none holding a
   // retraction) at the max level, setting their level, when their key range lies wholly below or above
-  // every file of the tree; false (nothing added) otherwise. The max level holds the oldest record of a
-  // key, and no other file holds one of these keys, so the tree reads the same as with them at level 0;
-  // a compaction running meanwhile writes within the key range of its inputs, so its result cannot
-  // overlap them.
+  // every key the tree has held since it was made; false (nothing added) otherwise. The max level holds
+  // the oldest record of a key, and no other file holds one of these keys, so the tree reads the same as
+  // with them at level 0. The range of every file ever added, not that of today's files: a compaction
+  // writes within the range of its inputs, but a result taken before the commit that publishes it may
+  // have dropped deletes at the range's edge while the table still holds the files it replaces.
   Result<bool> AddAtMaxLevelIfApart(std::vector<DataFileMeta>* files);
   // Removes `before` (matched by file name and level) and adds `after`; InvalidArgument when a file of
   // `before` is missing or `after` would overlap a level's run.
@@ -82,8 +84,13 @@ class Levels {
 
   std::vector<DataType> key_types_;
   std::string table_name_;
+  // Widens held_low_ / held_high_ to the file's range.
+  void Hold(const LevelFile& file);
+
   std::vector<LevelFile> level0_;   // newest first
   std::vector<SortedRun> levels_;   // levels_[i] is level i + 1
+  // The key range of every file the tree has held (Update never narrows it); empty rows when none.
+  std::optional<Row> held_low_, held_high_;
 };
 
 }  // namespace tide

@@ -70,6 +70,29 @@ TEST(LevelsTest, AFlushThatTouchesTheTreesKeyRangeStaysOut) {
   EXPECT_EQ(levels.FileCount(), 2u);
 }
 
+// A compaction result taken before its commit may drop deletes at the edge of the range while the table
+// still holds the file it replaces: keys there are not apart until the tree is made again.
+TEST(LevelsTest, ARangeOnceHeldIsNeverApart) {
+  Levels levels = Tree({File("top", 1, 100, 5), File("deletes", 90, 100)});
+  DataFileMeta compacted = File("compacted", 1, 89, 5);
+  ASSERT_TRUE(levels.Update({File("top", 1, 100, 5), File("deletes", 90, 100)}, {compacted}).ok());
+  std::vector<DataFileMeta> flush = {File("again", 95, 99)};
+  EXPECT_FALSE(levels.AddAtMaxLevelIfApart(&flush).value());
+  EXPECT_EQ(flush[0].level, 0);
+  std::vector<DataFileMeta> beyond = {File("beyond", 101, 120)};
+  EXPECT_TRUE(levels.AddAtMaxLevelIfApart(&beyond).value());
+}
+
+// Files that overlap each other (not a flush's) are refused whole, the tree left as it was.
+TEST(LevelsTest, OverlappingFilesOfOneFlushAreLeftToLevelZero) {
+  Levels levels = Tree({});
+  std::vector<DataFileMeta> flush = {File("a", 1, 10), File("b", 5, 20)};
+  EXPECT_FALSE(levels.AddAtMaxLevelIfApart(&flush).value());
+  EXPECT_EQ(flush[0].level, 0);
+  EXPECT_EQ(flush[1].level, 0);
+  EXPECT_EQ(levels.FileCount(), 0u);
+}
+
 TEST(LevelsTest, AFileKeyThatDoesNotDecodeIsAnError) {
   Levels levels = Tree({});
   std::vector<DataFileMeta> flush = {File("bad", 1, 2)};
