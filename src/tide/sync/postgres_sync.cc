@@ -483,9 +483,10 @@ class Pipeline {
     }
     std::map<TableSink*, size_t> remaining;
     for (const auto& [sink, sources] : copying) remaining[sink] = sources.size();
-    if (o_.progress) {
-      for (const SourceRelationPtr& relation : copy->relations()) {
-        const int64_t estimate = EstimateRows(relation->table);
+    for (const SourceRelationPtr& relation : copy->relations()) {
+      const int64_t estimate = EstimateRows(relation->table);
+      TIDE_RETURN_IF_ERROR(sinks_.at(relation->table)->ReserveKeys(estimate));
+      if (o_.progress) {
         Publish([&](SyncProgressSnapshot& p) {
           TableProgress& t = SyncProgress::TableOf(p, relation->table.ToString(),
                                                    sinks_.at(relation->table)->table_name());

@@ -155,6 +155,14 @@ Status TableSink::Prepare() {
   return Status::OK();
 }
 
+Status TableSink::ReserveKeys(int64_t rows) {
+  if (!failed_.ok()) return failed_;
+  if (rows <= 0) return Status::OK();
+  Status s = write_->ReserveKeys(static_cast<size_t>(rows));
+  if (!s.ok()) return Fail(s);
+  return Status::OK();
+}
+
 Status TableSink::AddSource(const std::string& source) {
   if (std::find(sources_.begin(), sources_.end(), source) != sources_.end()) return Status::OK();
   if (schema_.FieldIndex(std::string(MetadataColumnName(MetadataColumn::kTableName))) < 0) {
@@ -806,9 +814,13 @@ Status TableSink::WriteCopyRows(const SourceRelationPtr& relation, std::vector<R
   // Copied rows are new keys, read in the table's order: their files may start at the top level.
   write_->SetBulkLoad(true);
   for (Row& source : *rows) {
-    TIDE_ASSIGN_OR_RETURN(Row row, ToTarget(relation, std::move(source)));
-    TIDE_RETURN_IF_ERROR(Write(RowKind::kInsert, std::move(row), /*remember=*/false));
+    TIDE_ASSIGN_OR_RETURN(source, ToTarget(relation, std::move(source)));
   }
+  // The batch at once: the table writer looks its keys up ahead (WriteRows).
+  Status s = write_->WriteRows(RowKind::kInsert, rows->data(), rows->size());
+  if (!s.ok()) return Fail(s.WithContext("source table " + source_table_));
+  pending_ = true;
+  rows_written_ += static_cast<int64_t>(rows->size());
   return Status::OK();
 }
 

@@ -179,6 +179,9 @@ class TableSink {
 
   // Rows of the initial copy, in `relation`'s column order (moved from).
   Status WriteCopyRows(const SourceRelationPtr& relation, std::vector<Row>* rows);
+  // Before a copy of about `rows` rows: room for their keys in a cross-partition table's key index
+  // (spares its growing while the rows arrive). Nothing for other tables or rows <= 0.
+  Status ReserveKeys(int64_t rows);
   // Where a streamed change stands in its transaction.
   struct TransactionContext {
     int64_t commit_time_micros = 0;       // the transaction's commit time (Unix epoch)

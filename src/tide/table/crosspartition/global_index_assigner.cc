@@ -73,22 +73,22 @@ Status GlobalIndexAssigner::EndBootstrap() {
   return Status::OK();
 }
 
-Status GlobalIndexAssigner::NewKey(std::string_view key, int32_t partition_id, RowKind kind,
+Status GlobalIndexAssigner::NewKey(std::string_view key, uint32_t key_hash, int32_t partition_id, RowKind kind,
                                    std::vector<IndexedWrite>* out) {
   const int32_t bucket = buckets_.AssignBucket(partition_id);
-  TIDE_RETURN_IF_ERROR(index_->Put(key, PartitionBucket{partition_id, bucket}));
+  TIDE_RETURN_IF_ERROR(index_->Put(key, key_hash, PartitionBucket{partition_id, bucket}));
   out->push_back(IndexedWrite{kind, partition_id, bucket});
   return Status::OK();
 }
 
-Status GlobalIndexAssigner::Assign(RowKind kind, std::string_view key, const std::string& partition,
+Status GlobalIndexAssigner::Assign(RowKind kind, std::string_view key, uint32_t key_hash, const std::string& partition,
                                    std::vector<IndexedWrite>* out) {
   if (bootstrapping_) TIDE_RETURN_IF_ERROR(EndBootstrap());
   const int32_t id = PartitionId(partition);
-  TIDE_ASSIGN_OR_RETURN(auto where, index_->Get(key));
+  TIDE_ASSIGN_OR_RETURN(auto where, index_->Get(key, key_hash));
   if (!where) {
     if (IsRetraction(kind) && config_.merge_engine == MergeEngine::kDeduplicate) return Status::OK();
-    return NewKey(key, id, kind, out);
+    return NewKey(key, key_hash, id, kind, out);
   }
   if (where->partition_id == id || IsRetraction(kind)) {
     out->push_back(IndexedWrite{kind, where->partition_id, where->bucket});
@@ -99,7 +99,7 @@ Status GlobalIndexAssigner::Assign(RowKind kind, std::string_view key, const std
       // The key leaves its old partition: a -D there, then it is a new key of its new partition.
       out->push_back(IndexedWrite{RowKind::kDelete, where->partition_id, where->bucket});
       buckets_.Decrement(where->partition_id, where->bucket);
-      return NewKey(key, id, kind, out);
+      return NewKey(key, key_hash, id, kind, out);
     case MergeEngine::kPartialUpdate:
     case MergeEngine::kAggregation:
       // The row merges into the key where it is.

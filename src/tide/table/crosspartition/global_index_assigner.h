@@ -78,7 +78,18 @@ class GlobalIndexAssigner {
 
   // Where a row of `kind` with primary key `key` and own partition `partition` goes: appends zero, one
   // or two writes to `out` (a retraction in the old partition comes first).
-  Status Assign(RowKind kind, std::string_view key, const std::string& partition, std::vector<IndexedWrite>* out);
+  Status Assign(RowKind kind, std::string_view key, const std::string& partition, std::vector<IndexedWrite>* out) {
+    return Assign(kind, key, KeyHashTable::Hash(key), partition, out);
+  }
+  // As above, with key_hash = KeyHashTable::Hash(key) from the caller, who may have prefetched it.
+  Status Assign(RowKind kind, std::string_view key, uint32_t key_hash, const std::string& partition,
+                std::vector<IndexedWrite>* out);
+  // A hint that a key of this hash comes soon (KeyIndex::Prefetch); no effect before the index exists.
+  void Prefetch(uint32_t key_hash) const {
+    if (index_) index_->Prefetch(key_hash);
+  }
+  // Makes room in memory for `keys` more keys (an initial copy's rows), within the index's budget.
+  void ReserveKeys(size_t keys) { index_->Reserve(keys); }
 
   int32_t PartitionId(const std::string& partition);
   const std::string& partition(int32_t id) const { return partitions_[static_cast<size_t>(id)]; }
@@ -92,7 +103,8 @@ class GlobalIndexAssigner {
   explicit GlobalIndexAssigner(GlobalIndexConfig config)
       : config_(std::move(config)), partition_types_(FieldTypes(config_.partition_fields)),
         buckets_(config_.target_row_num) {}
-  Status NewKey(std::string_view key, int32_t partition_id, RowKind kind, std::vector<IndexedWrite>* out);
+  Status NewKey(std::string_view key, uint32_t key_hash, int32_t partition_id, RowKind kind,
+                std::vector<IndexedWrite>* out);
 
   GlobalIndexConfig config_;
   std::vector<DataType> partition_types_;

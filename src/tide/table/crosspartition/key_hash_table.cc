@@ -8,6 +8,15 @@ namespace tide {
 namespace {
 
 constexpr size_t kInitialSlots = 1024;  // a power of two
+// How many entries ahead a rehash loads the slots it is about to fill.
+constexpr size_t kRehashPrefetchDistance = 16;
+
+// The fewest slots (a power of two, at least kInitialSlots) that hold `keys` keys at most 3/4 full.
+size_t SlotsFor(size_t keys) {
+  size_t slots = kInitialSlots;
+  while (keys * 4 > slots * 3) slots *= 2;
+  return slots;
+}
 
 uint32_t LoadLength(const char* p) {
   uint32_t n;
@@ -47,8 +56,12 @@ size_t KeyHashTable::Probe(std::string_view key, uint32_t hash) const {
   }
 }
 
-std::optional<PartitionBucket> KeyHashTable::Find(std::string_view key) const {
-  const Slot& s = slots_[Probe(key, Hash(key))];
+void KeyHashTable::Prefetch(uint32_t hash) const {
+  __builtin_prefetch(&slots_[hash & (slots_.size() - 1)], /*rw=*/1);
+}
+
+std::optional<PartitionBucket> KeyHashTable::Find(std::string_view key, uint32_t hash) const {
+  const Slot& s = slots_[Probe(key, hash)];
   if (s.ref == 0) return std::nullopt;
   return s.value;
 }
@@ -68,11 +81,17 @@ uint32_t KeyHashTable::Store(std::string_view key) {
   return static_cast<uint32_t>(offset / 4 + 1);
 }
 
-void KeyHashTable::Grow() {
-  std::vector<Slot> old(slots_.size() * 2);
+void KeyHashTable::Rehash(size_t slots) {
+  std::vector<Slot> old(slots);
   old.swap(slots_);
   const size_t mask = slots_.size() - 1;
-  for (const Slot& s : old) {
+  // The old slots are read in order; the new ones are written at random: each is asked for a few
+  // entries before it is filled.
+  for (size_t j = 0; j < old.size(); ++j) {
+    if (j + kRehashPrefetchDistance < old.size()) {
+      __builtin_prefetch(&slots_[old[j + kRehashPrefetchDistance].hash & mask], /*rw=*/1);
+    }
+    const Slot& s = old[j];
     if (s.ref == 0) continue;
     size_t i = s.hash & mask;
     while (slots_[i].ref != 0) i = (i + 1) & mask;
@@ -80,19 +99,25 @@ void KeyHashTable::Grow() {
   }
 }
 
-Status KeyHashTable::Put(std::string_view key, PartitionBucket value) {
+size_t KeyHashTable::SlotBytesFor(size_t keys) { return SlotsFor(keys) * sizeof(Slot); }
+
+void KeyHashTable::Reserve(size_t keys) {
+  const size_t slots = SlotsFor(keys);
+  if (slots > slots_.size()) Rehash(slots);
+}
+
+Status KeyHashTable::Put(std::string_view key, uint32_t hash, PartitionBucket value) {
   if (key.size() > kMaxKeyBytes) {
     return Status::InvalidArgument("a primary key of {} bytes is longer than the key index holds ({} bytes)",
                                    key.size(), kMaxKeyBytes);
   }
-  const uint32_t hash = Hash(key);
   size_t i = Probe(key, hash);
   if (slots_[i].ref != 0) {
     slots_[i].value = value;
     return Status::OK();
   }
   if ((size_ + 1) * 4 > slots_.size() * 3) {
-    Grow();
+    Rehash(slots_.size() * 2);
     i = Probe(key, hash);
   }
   slots_[i] = Slot{Store(key), hash, value};

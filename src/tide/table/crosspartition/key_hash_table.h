@@ -6,6 +6,12 @@
 // keys take about 100 MB, against several hundred for a node-based map of strings. Nothing is ever
 // removed one by one (the index keeps deleted keys, as Java's does); Clear() empties it all.
 //
+// A lookup in a table of millions of keys misses the CPU's caches (a slot is a random 16 bytes of
+// tens of MB): a caller that knows its next keys hashes them ahead (Hash) and asks for their slots
+// early (Prefetch), so that the lookup finds the slot loaded; the overloads that take the hash do not
+// compute it again. Reserve() sizes the table once for a known number of keys (the rows of an initial
+// copy), sparing the doublings and their rehashing.
+//
 // Invariant: every key is stored once; memory_bytes() counts every byte the table holds.
 // Thread-safety: one thread at a time; const methods may run concurrently with each other.
 #pragma once
@@ -34,9 +40,23 @@ class KeyHashTable {
 
   KeyHashTable();
 
-  std::optional<PartitionBucket> Find(std::string_view key) const;
+  // The hash the table files `key` under.
+  static uint32_t Hash(std::string_view key);
+  // A hint: loads the first slot a key of `hash` probes into the cache. Never changes the table.
+  void Prefetch(uint32_t hash) const;
+
+  std::optional<PartitionBucket> Find(std::string_view key) const { return Find(key, Hash(key)); }
+  // REQUIRES: hash == Hash(key).
+  std::optional<PartitionBucket> Find(std::string_view key, uint32_t hash) const;
   // Inserts `key` or overwrites its value. InvalidArgument for a key over kMaxKeyBytes.
-  Status Put(std::string_view key, PartitionBucket value);
+  Status Put(std::string_view key, PartitionBucket value) { return Put(key, Hash(key), value); }
+  // REQUIRES: hash == Hash(key).
+  Status Put(std::string_view key, uint32_t hash, PartitionBucket value);
+  // Grows the slots, if needed, to hold `keys` keys in all without growing again. The slots of n keys
+  // take 16-32 bytes a key (a power of two of slots at most 3/4 full).
+  void Reserve(size_t keys);
+  // The bytes Reserve(keys) would give the slots.
+  static size_t SlotBytesFor(size_t keys);
 
   size_t size() const { return size_; }
   size_t memory_bytes() const { return slots_.size() * sizeof(Slot) + chunks_.size() * kChunkBytes; }
@@ -56,11 +76,10 @@ class KeyHashTable {
   };
   static constexpr size_t kChunkBytes = 1 << 20;
 
-  static uint32_t Hash(std::string_view key);
   std::string_view KeyAt(uint32_t ref) const;
   size_t Probe(std::string_view key, uint32_t hash) const;  // the key's slot, or the empty slot it would take
   uint32_t Store(std::string_view key);
-  void Grow();
+  void Rehash(size_t slots);  // moves every key into `slots` slots (a power of two)
 
   std::vector<Slot> slots_;
   size_t size_ = 0;

@@ -114,8 +114,8 @@ KeyIndex::~KeyIndex() {
   }
 }
 
-Result<std::optional<PartitionBucket>> KeyIndex::Get(std::string_view key) {
-  if (auto found = memory_.Find(key)) return found;
+Result<std::optional<PartitionBucket>> KeyIndex::Get(std::string_view key, uint32_t hash) {
+  if (auto found = memory_.Find(key, hash)) return found;
   if (!db_) return std::optional<PartitionBucket>();
   std::string value;
   rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), rocksdb::Slice(key.data(), key.size()), &value);
@@ -131,8 +131,15 @@ Result<std::optional<PartitionBucket>> KeyIndex::Get(std::string_view key) {
   return std::optional<PartitionBucket>(out);
 }
 
-Status KeyIndex::Put(std::string_view key, PartitionBucket value) {
-  Status put = memory_.Put(key, value);
+void KeyIndex::Reserve(size_t keys) {
+  size_t total = memory_.size() + keys;
+  // The keys' bytes take room too: the slots get at most half the budget.
+  while (total > 0 && KeyHashTable::SlotBytesFor(total) > memory_budget_ / 2) total /= 2;
+  if (total > memory_.size()) memory_.Reserve(total);
+}
+
+Status KeyIndex::Put(std::string_view key, uint32_t hash, PartitionBucket value) {
+  Status put = memory_.Put(key, hash, value);
   if (!put.ok()) return put.WithContext("table " + table_name_);
   ++puts_;
   if (memory_.memory_bytes() > memory_budget_) return Spill();

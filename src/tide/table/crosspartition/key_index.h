@@ -45,8 +45,15 @@ class KeyIndex {
   KeyIndex(const KeyIndex&) = delete;
   KeyIndex& operator=(const KeyIndex&) = delete;
 
-  Result<std::optional<PartitionBucket>> Get(std::string_view key);
-  Status Put(std::string_view key, PartitionBucket value);
+  Result<std::optional<PartitionBucket>> Get(std::string_view key) { return Get(key, KeyHashTable::Hash(key)); }
+  Status Put(std::string_view key, PartitionBucket value) { return Put(key, KeyHashTable::Hash(key), value); }
+  // As above, with hash = KeyHashTable::Hash(key) computed by the caller (who prefetched with it).
+  Result<std::optional<PartitionBucket>> Get(std::string_view key, uint32_t hash);
+  Status Put(std::string_view key, uint32_t hash, PartitionBucket value);
+  // A hint before Get/Put of a key of this hash (KeyHashTable::Prefetch).
+  void Prefetch(uint32_t hash) const { memory_.Prefetch(hash); }
+  // Sizes the in-memory tier for `keys` more keys, as far as half the memory budget allows.
+  void Reserve(size_t keys);
 
   const std::string& dir() const { return dir_; }
   int64_t puts() const { return puts_; }

@@ -67,6 +67,49 @@ TEST(KeyHashTableTest, GrowsThroughManyKeysOfEveryLength) {
   EXPECT_EQ(visited, model.size());
 }
 
+TEST(KeyHashTableTest, AReservedTableHoldsItsKeysWithoutGrowing) {
+  KeyHashTable table;
+  ASSERT_TRUE(table.Put(KeyOf(-1), {9, 9}).ok());
+  const size_t keys = 50000;
+  table.Reserve(keys);
+  EXPECT_TRUE(table.Find(KeyOf(-1)).has_value()) << "a key put before Reserve is kept";
+  const size_t slot_bytes = KeyHashTable::SlotBytesFor(keys);
+  EXPECT_GE(slot_bytes / 16 * 3, keys * 4) << "room for every key at most 3/4 full";
+  for (size_t i = 0; i + 1 < keys; ++i) {
+    const std::string key = KeyOf(static_cast<int64_t>(i));
+    const uint32_t hash = KeyHashTable::Hash(key);
+    table.Prefetch(hash);
+    ASSERT_FALSE(table.Find(key, hash).has_value());
+    ASSERT_TRUE(table.Put(key, hash, {static_cast<int32_t>(i % 7), static_cast<int32_t>(i)}).ok());
+  }
+  EXPECT_EQ(table.size(), keys);
+  // The slots never doubled: what the table holds beyond them is whole arena chunks.
+  EXPECT_EQ((table.memory_bytes() - slot_bytes) % (size_t{1} << 20), 0u);
+  for (size_t i = 0; i + 1 < keys; ++i) {
+    auto found = table.Find(KeyOf(static_cast<int64_t>(i)));
+    ASSERT_TRUE(found.has_value());
+    EXPECT_EQ(found->bucket, static_cast<int32_t>(i));
+  }
+  // Reserving less than the table holds changes nothing.
+  const size_t before = table.memory_bytes();
+  table.Reserve(10);
+  EXPECT_EQ(table.memory_bytes(), before);
+  EXPECT_EQ(table.Find(KeyOf(-1))->partition_id, 9);
+}
+
+TEST(KeyIndexTest, ReservesNoMoreThanHalfItsBudget) {
+  testing::TempDir dir;
+  const size_t budget = size_t{4} << 20;
+  auto index = KeyIndex::Create(dir.path(), "t", budget);
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  (*index)->Reserve(100'000'000);
+  EXPECT_LE((*index)->memory_bytes(), budget / 2);
+  EXPECT_GE((*index)->memory_bytes(), budget / 8) << "but as much as fits";
+  for (int64_t i = 0; i < 1000; ++i) ASSERT_TRUE((*index)->Put(KeyOf(i), {1, 2}).ok());
+  EXPECT_EQ((*index)->spills(), 0);
+  EXPECT_EQ((*(*index)->Get(KeyOf(999)))->bucket, 2);
+}
+
 TEST(KeyHashTableTest, BytesAreUnsignedInTheOrder) {
   KeyHashTable table;
   ASSERT_TRUE(table.Put("\x80", {1, 0}).ok());

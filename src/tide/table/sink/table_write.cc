@@ -275,6 +275,8 @@ void ApplyWriterOverrides(const TableWriteConfig& config, CoreOptions* options) 
   }
 }
 
+bool IsRetraction(RowKind kind) { return kind == RowKind::kUpdateBefore || kind == RowKind::kDelete; }
+
 }  // namespace
 
 Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::string table_path, TableSchema schema,
@@ -565,6 +567,56 @@ Status TableWrite::LoadGlobalIndex() {
   return Status::OK();
 }
 
+Status TableWrite::WriteRows(RowKind kind, Row* rows, size_t n) {
+  if (!cross_partition_ || !failed_.ok() || (options_.ignore_delete() && IsRetraction(kind))) {
+    for (size_t i = 0; i < n; ++i) TIDE_RETURN_IF_ERROR(Write(kind, std::move(rows[i])));
+    return Status::OK();
+  }
+  if (!global_index_) TIDE_RETURN_IF_ERROR(LoadGlobalIndex());
+  // Rows go in windows: the keys of a window are encoded and their slots in the key index asked for
+  // first, then the rows are written, each finding its slot loaded. A row whose key cannot be encoded
+  // here (a NULL, a row of the wrong width) goes through Write, which names the problem.
+  constexpr size_t kWindow = 16;
+  ahead_keys_.resize(kWindow);
+  uint32_t hashes[kWindow];
+  bool keyed[kWindow];
+  for (size_t start = 0; start < n; start += kWindow) {
+    const size_t end = std::min(n, start + kWindow);
+    for (size_t i = start; i < end; ++i) {
+      const Row& row = rows[i];
+      keyed[i - start] = false;
+      if (row.size() != schema_.fields.size()) continue;
+      bool null_key = false;
+      for (int k : primary_key_indices_) null_key = null_key || row[static_cast<size_t>(k)].is_null();
+      if (null_key || !primary_key_writer_->WriteProjected(row, primary_key_indices_, &ahead_keys_[i - start]).ok()) {
+        continue;
+      }
+      hashes[i - start] = KeyHashTable::Hash(ahead_keys_[i - start]);
+      global_index_->Prefetch(hashes[i - start]);
+      keyed[i - start] = true;
+    }
+    for (size_t i = start; i < end; ++i) {
+      if (!keyed[i - start]) {
+        TIDE_RETURN_IF_ERROR(Write(kind, std::move(rows[i])));
+        continue;
+      }
+      if (!failed_.ok()) return failed_;
+      Row& row = rows[i];
+      if (schema_.HasPrimaryKey() && IsRetraction(kind)) FillRetractPlaceholders(&row);
+      scratch_primary_key_.swap(ahead_keys_[i - start]);
+      TIDE_RETURN_IF_ERROR(WriteCrossPartitionKeyed(kind, std::move(row), hashes[i - start]));
+    }
+  }
+  return Status::OK();
+}
+
+Status TableWrite::ReserveKeys(size_t keys) {
+  if (!cross_partition_) return Status::OK();
+  if (!global_index_) TIDE_RETURN_IF_ERROR(LoadGlobalIndex());
+  global_index_->ReserveKeys(keys);
+  return Status::OK();
+}
+
 Status TableWrite::WriteCrossPartition(RowKind kind, Row&& row) {
   if (row.size() != schema_.fields.size()) return ValidateRow(kind, row);
   for (int k : primary_key_indices_) {
@@ -576,10 +628,14 @@ Status TableWrite::WriteCrossPartition(RowKind kind, Row&& row) {
   if (!global_index_) TIDE_RETURN_IF_ERROR(LoadGlobalIndex());
   Status encoded = primary_key_writer_->WriteProjected(row, primary_key_indices_, &scratch_primary_key_);
   if (!encoded.ok()) return encoded.WithContext("table " + table_name_ + ", primary key");
+  return WriteCrossPartitionKeyed(kind, std::move(row), KeyHashTable::Hash(scratch_primary_key_));
+}
+
+Status TableWrite::WriteCrossPartitionKeyed(RowKind kind, Row&& row, uint32_t key_hash) {
   TIDE_ASSIGN_OR_RETURN(const std::string* own, PartitionOf(row));
   const std::string own_partition = *own;
   indexed_writes_.clear();
-  Status assigned = global_index_->Assign(kind, scratch_primary_key_, own_partition, &indexed_writes_);
+  Status assigned = global_index_->Assign(kind, scratch_primary_key_, key_hash, own_partition, &indexed_writes_);
   if (!assigned.ok()) return Fail(assigned);
   if (indexed_writes_.empty()) {
     ++metrics_.rows_dropped;  // a retraction of a key the table does not hold, or a first row's successor

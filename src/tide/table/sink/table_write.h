@@ -184,6 +184,14 @@ class TableWrite {
   // NULL in a NOT NULL column, and for -U/-D rows of an append table. May flush buffers to files.
   Status Write(RowKind kind, const Row& row);
   Status Write(RowKind kind, Row&& row);
+  // Write(kind, std::move(rows[i])) for each of the n rows in order, stopping at the first error. On a
+  // cross-partition update table the key index is asked for the keys of the rows ahead before it is
+  // read (its lookups miss the CPU's caches otherwise).
+  Status WriteRows(RowKind kind, Row* rows, size_t n);
+
+  // Cross-partition update tables: room in the key index for `keys` more keys (an initial copy's
+  // estimated rows), within its memory budget. Builds the key index first (LoadKeyIndex).
+  Status ReserveKeys(size_t keys);
 
   // Cross-partition update tables: builds the key index from the latest snapshot now (else it is built
   // before the first row); nothing for other tables or when it is built already.
@@ -255,6 +263,8 @@ class TableWrite {
   Result<BucketWriter*> WriterAt(const std::string& partition, int32_t bucket, const Row& row);
   // Cross-partition update tables: routes the row through the key index (then validates what it writes).
   Status WriteCrossPartition(RowKind kind, Row&& row);
+  // As WriteCrossPartition, the row's primary key already in scratch_primary_key_ with its hash.
+  Status WriteCrossPartitionKeyed(RowKind kind, Row&& row, uint32_t key_hash);
   Status LoadGlobalIndex();
   Result<BucketWriter*> CreateBucketWriter(std::string key, std::string partition, int32_t bucket, const Row& row);
   // What the latest snapshot holds of one bucket, for a new writer of it.
@@ -351,6 +361,7 @@ class TableWrite {
   std::vector<int> primary_key_indices_;
   std::vector<IndexedWrite> indexed_writes_;
   std::string scratch_primary_key_;
+  std::vector<std::string> ahead_keys_;  // WriteRows: the primary keys of the rows ahead
   std::unique_ptr<BinaryRowWriter> key_writer_;
   int32_t last_key_hash_ = 0;
   std::vector<int> partition_indices_;

@@ -345,5 +345,61 @@ TEST_F(CrossPartitionWriteTest, RandomWorkloadMatchesTheModel) {
   }
 }
 
+// WriteRows (the initial copy's path: keys looked up ahead, in windows) does what Write does row by
+// row: random batches of inserts, moving updates and key-only deletes across window boundaries, with
+// restarts and a table reserved for more keys than it gets.
+TEST_F(CrossPartitionWriteTest, WriteRowsEqualsWritingRowByRow) {
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    key_index_memory_ = seed <= 2 ? KeyIndex::kDefaultMemoryBudget : 0;
+    MakeTable({{"dynamic-bucket.target-row-num", "7"}}, "rows" + std::to_string(seed));
+    std::mt19937 rng(seed);
+    auto w = Writer();
+    if (seed % 2 == 1) {
+      ASSERT_TRUE(w->ReserveKeys(5000).ok());
+    }
+    int64_t identifier = 0;
+    for (int round = 0; round < 30; ++round) {
+      const RowKind kind = round % 3 == 2 ? RowKind::kDelete : (round % 3 == 1 ? RowKind::kUpdateAfter : RowKind::kInsert);
+      std::vector<Row> batch;
+      const size_t n = 1 + rng() % 40;
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t id = static_cast<int64_t>(rng() % 60);
+        const int32_t p = static_cast<int32_t>(rng() % 5);
+        const std::string v = "r" + std::to_string(round) + "." + std::to_string(i);
+        if (kind == RowKind::kDelete) {
+          batch.push_back(Row{I(id), rng() % 2 ? Datum() : Datum(int64_t{p}), Datum()});
+          pending_.erase(id);
+          pending_deletes_.insert(id);
+        } else {
+          batch.push_back(Row{I(id), Datum(int64_t{p}), Datum(v)});
+          pending_[id] = {p, v};
+          pending_deletes_.erase(id);
+        }
+      }
+      Status s = w->WriteRows(kind, batch.data(), batch.size());
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      if (round % 4 == 3 || round % 10 == 9) {
+        Commit(w.get(), ++identifier);
+        if (HasFatalFailure()) return;
+      }
+      if (round % 10 == 9) w = Writer();  // a restart: the index comes from the table
+    }
+    Commit(w.get(), ++identifier);
+  }
+}
+
+TEST_F(CrossPartitionWriteTest, WriteRowsStopsAtARowItCannotWriteNamingTheColumn) {
+  auto w = Writer();
+  std::vector<Row> batch{Row{I(1), Datum(int64_t{1}), Datum("a")}, Row{I(2), Datum(int64_t{2}), Datum("b")},
+                         Row{Datum(), Datum(int64_t{1}), Datum("null key")}, Row{I(3), Datum(int64_t{1}), Datum("c")}};
+  Status s = w->WriteRows(RowKind::kInsert, batch.data(), batch.size());
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("'id'"), std::string::npos) << s.ToString();
+  // The rows before it are written, the one after it is not.
+  pending_[1] = {1, "a"};
+  pending_[2] = {2, "b"};
+  Commit(w.get(), 1);
+}
+
 }  // namespace
 }  // namespace tide
