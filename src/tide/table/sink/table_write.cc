@@ -633,7 +633,8 @@ Status TableWrite::WriteCrossPartition(RowKind kind, Row&& row) {
 
 Status TableWrite::WriteCrossPartitionKeyed(RowKind kind, Row&& row, uint32_t key_hash) {
   TIDE_ASSIGN_OR_RETURN(const std::string* own, PartitionOf(row));
-  const std::string own_partition = *own;
+  own_partition_.assign(*own);  // scratch_partition_ may be reused below
+  const std::string& own_partition = own_partition_;
   indexed_writes_.clear();
   Status assigned = global_index_->Assign(kind, scratch_primary_key_, key_hash, own_partition, &indexed_writes_);
   if (!assigned.ok()) return Fail(assigned);
@@ -644,7 +645,11 @@ Status TableWrite::WriteCrossPartitionKeyed(RowKind kind, Row&& row, uint32_t ke
   if (indexed_writes_.size() > 1) ++metrics_.partition_moves;
   for (size_t i = 0; i < indexed_writes_.size(); ++i) {
     const IndexedWrite& w = indexed_writes_[i];
-    Row out = i + 1 == indexed_writes_.size() ? std::move(row) : row;
+    // The last write takes the row itself (the columnar buffers copy its values and leave the caller
+    // its storage to reuse); an earlier one, the retraction in the old partition, a copy.
+    Row copy;
+    if (i + 1 < indexed_writes_.size()) copy = row;
+    Row& out = i + 1 == indexed_writes_.size() ? row : copy;
     const std::string& partition = global_index_->partition(w.partition_id);
     if (partition != own_partition) {
       // The row goes where its key lives: its partition columns say so.
@@ -668,9 +673,12 @@ Status TableWrite::WriteCrossPartitionKeyed(RowKind kind, Row&& row, uint32_t ke
 
 Result<const std::string*> TableWrite::PartitionOf(const Row& row) {
   if (partition_indices_.empty()) return &unpartitioned_;
-  Status st = partition_writer_->WriteProjected(row, partition_indices_, &scratch_partition_);
+  // Serialized in place (no string made per row): the arity, then the BinaryRow.
+  Status st = partition_writer_->WriteProjected(row, partition_indices_, &scratch_partition_row_);
   if (!st.ok()) return st.WithContext("table " + table_name_ + ", partition columns");
-  scratch_partition_ = SerializeBinaryRow(scratch_partition_, static_cast<int32_t>(partition_indices_.size()));
+  scratch_partition_.clear();
+  AppendBE<int32_t>(&scratch_partition_, static_cast<int32_t>(partition_indices_.size()));
+  scratch_partition_.append(scratch_partition_row_);
   return &scratch_partition_;
 }
 

@@ -376,6 +376,8 @@ class TableWrite {
   std::unordered_map<std::string, std::unique_ptr<BucketWriter>> writers_;
   BucketWriter* last_writer_ = nullptr;
   std::string scratch_partition_, scratch_bucket_, scratch_key_;
+  std::string scratch_partition_row_;  // PartitionOf: the BinaryRow before its arity prefix
+  std::string own_partition_;          // WriteCrossPartitionKeyed: the row's own partition
 
   // The buckets of snapshot `restore_snapshot_id_` by writer key.
   std::optional<int64_t> restore_snapshot_id_;
