@@ -144,6 +144,7 @@ Status TableSink::NewWriter(bool for_overwrite) {
       std::chrono::duration_cast<std::chrono::milliseconds>(TableSinkConfig::kCompactionSlack).count() / interval;
   config.sorted_runs_beyond_trigger = static_cast<int32_t>(std::clamp<int64_t>(slack_commits, 3, 1000));
   config.compact_unaware_append = true;  // a long-running writer, as Flink's streaming sink
+  config.flush_ahead = true;             // memory flushes (a copy, a catch-up) overlap the next rows
   TIDE_ASSIGN_OR_RETURN(write_, TableWrite::Create(fs_, table_path_, schema_, commit_user_, config));
   return Status::OK();
 }

@@ -55,6 +55,8 @@ ColumnarWriteBuffer::ColumnarWriteBuffer(const WriteBufferSpec* spec, const std:
 void ColumnarWriteBuffer::Charge() {
   int64_t now = sequences_.memory_bytes() + kinds_.memory_bytes();
   for (const ColumnVector& c : columns_) now += c.memory_bytes();
+  // Most records fit the vectors' capacity: the shared (atomic) count changes only when one grew.
+  if (now == bytes_) return;
   memory_->used_ += now - bytes_;
   bytes_ = now;
 }

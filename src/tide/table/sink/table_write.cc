@@ -258,6 +258,10 @@ Result<std::vector<std::string>> KeysIn(const RestoredMap& restored, const std::
 
 TableWrite::TableWrite(CoreOptions options) : options_(std::move(options)) {}
 TableWrite::~TableWrite() {
+  // Flushes in flight write into the bucket writers: they end first (their files, listed by no commit,
+  // are left as any uncommitted file is).
+  flush_executor_.reset();
+  flushes_in_flight_.clear();
   // The bucket writers' compaction managers use the executor and context: they go first.
   writers_.clear();
   compaction_executor_.reset();
@@ -442,6 +446,9 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
   w->context_ = std::move(context);
   w->memory_ = std::make_unique<WriteBufferMemory>(w->options_.write_buffer_size());
   w->columnar_buffers_ = w->ColumnarBuffersFit();
+  if (w->config_.flush_ahead && w->columnar_buffers_ && w->ParallelFlushes()) {
+    w->flush_executor_ = std::make_unique<SerialExecutor>(SerialExecutor::Priority::kNormal, "tide-flush");
+  }
   if (s.HasPrimaryKey() && !core.write_only()) {
     TIDE_ASSIGN_OR_RETURN(w->compaction_context_,
                           CompactionContext::Create(fs, w->table_path_, name, s, w->options_, w->config_.creation_time_ms));
@@ -543,7 +550,7 @@ Status TableWrite::Write(RowKind kind, Row&& row) {
   Status put = writer->Put(std::move(row), ToValueKind(kind));
   if (!put.ok()) return Fail(put.WithContext("table " + table_name_));
   ++metrics_.rows_written;
-  if (memory_->OverBudget()) return FlushWhileOverBudget();
+  if (MemoryFlushDue()) return FlushWhileOverBudget();
   return Status::OK();
 }
 
@@ -667,7 +674,7 @@ Status TableWrite::WriteCrossPartitionKeyed(RowKind kind, Row&& row, uint32_t ke
     if (!put.ok()) return Fail(put.WithContext("table " + table_name_));
   }
   ++metrics_.rows_written;
-  if (memory_->OverBudget()) return FlushWhileOverBudget();
+  if (MemoryFlushDue()) return FlushWhileOverBudget();
   return Status::OK();
 }
 
@@ -887,6 +894,7 @@ Status TableWrite::CompactLevel0(BucketWriter* w) {
 Status TableWrite::Compact(bool full, const std::optional<std::vector<Row>>& partitions,
                            const std::optional<std::vector<int32_t>>& buckets) {
   if (!failed_.ok()) return failed_;
+  TIDE_RETURN_IF_ERROR(AwaitFlushes());
   if (!schema_.HasPrimaryKey() && num_buckets_ == -1) return CompactUnawareBuckets(full, partitions);
   if (!compaction_enabled() && !append_compaction_enabled()) {
     return Status::InvalidArgument("table {} has 'write-only' = 'true': its writers do not compact; unset it to "
@@ -1034,15 +1042,66 @@ Result<const TableWrite::RestoredBucket*> TableWrite::RestoredBucketOf(const std
 }
 
 Status TableWrite::FlushWhileOverBudget() {
-  while (memory_->OverBudget()) {
+  while (MemoryFlushDue()) {
     BucketWriter* largest = nullptr;
     for (auto& [key, writer] : writers_) {
       if (!largest || writer->BufferBytes() > largest->BufferBytes()) largest = writer.get();
     }
     if (!largest || largest->BufferEmpty()) break;
     ++metrics_.memory_flushes;
-    TIDE_RETURN_IF_ERROR(Flush(largest, /*memory_flush=*/true));
+    if (flush_executor_ && largest->columns) {
+      TIDE_RETURN_IF_ERROR(FlushAhead(largest));
+    } else {
+      TIDE_RETURN_IF_ERROR(Flush(largest, /*memory_flush=*/true));
+    }
   }
+  return Status::OK();
+}
+
+Status TableWrite::FlushAhead(BucketWriter* w) {
+  const int64_t bytes = w->columns->memory_bytes();
+  // What finished is booked now (its files reach compaction early); the buffers in flight hold at most
+  // half the budget, so the oldest are waited for while this one would pass it (one larger than
+  // that goes alone).
+  TIDE_RETURN_IF_ERROR(AwaitFlushes(flushes_in_flight_.size(), /*finished_only=*/true));
+  const int64_t limit = memory_->budget() / 2;
+  while (!flushes_in_flight_.empty() && in_flight_bytes_.load() + bytes > limit) {
+    TIDE_RETURN_IF_ERROR(AwaitFlushes(flushes_in_flight_.size() - 1));
+  }
+  FlushInFlight flight;
+  flight.writer = w;
+  flight.columns = std::move(w->columns);
+  w->columns = NewColumnarBuffer();  // the bucket's next rows; its sequence numbers go on
+  ColumnarWriteBuffer* columns = flight.columns.get();
+  in_flight_bytes_ += bytes;
+  // One flush thread, so a bucket's flushes are written, and booked, in the order of their rows.
+  flight.files = flush_executor_->Submit<std::pair<Result<FlushedFiles>, int64_t>>([this, w, columns, bytes] {
+    const auto started = std::chrono::steady_clock::now();
+    Result<FlushedFiles> files = WriteBufferFiles(w, columns);  // empties the buffer, written or not
+    in_flight_bytes_ -= bytes;
+    return std::make_pair(std::move(files), static_cast<int64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                                                     std::chrono::steady_clock::now() - started)
+                                                                     .count()));
+  });
+  flushes_in_flight_.push_back(std::move(flight));
+  ++metrics_.flushes_ahead;
+  return Status::OK();
+}
+
+Status TableWrite::AwaitFlushes(size_t keep, bool finished_only) {
+  Status first;
+  while (flushes_in_flight_.size() > keep) {
+    FlushInFlight& oldest = flushes_in_flight_.front();
+    if (finished_only && oldest.files.wait_for(std::chrono::seconds(0)) != std::future_status::ready) break;
+    auto [files, micros] = oldest.files.get();
+    BucketWriter* w = oldest.writer;
+    flushes_in_flight_.pop_front();
+    metrics_.flush_micros += micros;
+    // The files of flushes that worked are booked also after one failed, so Abort removes them.
+    Status booked = files.ok() ? AddFlushedFiles(w, std::move(*files), /*memory_flush=*/true) : files.status();
+    if (!booked.ok() && first.ok()) first = booked;
+  }
+  if (!first.ok()) return Fail(first);
   return Status::OK();
 }
 
@@ -1104,7 +1163,8 @@ bool TableWrite::LargeFlushesMayStartAtMaxLevel() const {
           options_.changelog_producer() == ChangelogProducer::kInput);
 }
 
-Result<TableWrite::FlushedFiles> TableWrite::WriteBufferFiles(BucketWriter* w) {
+Result<TableWrite::FlushedFiles> TableWrite::WriteBufferFiles(BucketWriter* w, ColumnarWriteBuffer* columns) {
+  if (columns == nullptr) columns = w->columns.get();
   DataFileWriteContext* ctx = context_.get();
   if (!w->folder_ready) {
     // Create the bucket folder and make its entry, and those of any partition folders created with it,
@@ -1151,7 +1211,7 @@ Result<TableWrite::FlushedFiles> TableWrite::WriteBufferFiles(BucketWriter* w) {
   // records: their files are copied byte for byte instead of encoded twice.
   bool changelog_is_data = false;
   Status drained;
-  if (w->columns) {
+  if (columns) {
     ColumnarWriteBuffer::Consumer columns_to_data = [&data](const std::vector<const ColumnVector*>& columns,
                                                             const ColumnVector& sequences, const ColumnVector& kinds,
                                                             const uint32_t* rows, size_t n) {
@@ -1162,7 +1222,7 @@ Result<TableWrite::FlushedFiles> TableWrite::WriteBufferFiles(BucketWriter* w) {
                      const ColumnVector& kinds, const uint32_t* rows, size_t n) {
           return changelog->WriteColumns(columns, sequences, kinds, rows, n);
         };
-    drained = w->columns->Drain(columns_to_data, changelog ? &columns_to_changelog : nullptr,
+    drained = columns->Drain(columns_to_data, changelog ? &columns_to_changelog : nullptr,
                                 changelog ? &changelog_is_data : nullptr);
   } else {
     drained = w->buffer.Drain(to_data, changelog ? &to_changelog : nullptr, changelog ? &changelog_is_data : nullptr);
@@ -1299,6 +1359,7 @@ Status TableWrite::FlushAll(const std::vector<BucketWriter*>& writers) {
 
 Result<std::vector<CommitMessage>> TableWrite::PrepareCommit() {
   if (!failed_.ok()) return failed_;
+  TIDE_RETURN_IF_ERROR(AwaitFlushes());
   ++prepared_commits_;
   std::vector<BucketWriter*> ordered;
   for (auto& [key, writer] : writers_) ordered.push_back(writer.get());
@@ -1408,6 +1469,17 @@ void TableWrite::CloseIdleWriters() {
 }
 
 void TableWrite::Abort() {
+  // Flushes in flight: their files go with the rest (no commit will list them).
+  for (FlushInFlight& flight : flushes_in_flight_) {
+    auto [files, micros] = flight.files.get();
+    if (!files.ok()) continue;
+    for (const auto* list : {&files->data, &files->changelog}) {
+      for (const DataFileMeta& f : *list) {
+        fs_->DeleteFile(JoinPath(flight.writer->paths.bucket_dir(), f.file_name)).IgnoreError();
+      }
+    }
+  }
+  flushes_in_flight_.clear();
   for (auto& [key, w] : writers_) {
     w->ClearBuffer();
     if (w->append_compact) {
@@ -1487,6 +1559,7 @@ Status TableWrite::CheckSchemaContinues(const TableSchema& current, const TableS
 
 Status TableWrite::ChangeSchema(TableSchema next) {
   if (!failed_.ok()) return failed_;
+  TIDE_RETURN_IF_ERROR(AwaitFlushes());
   TIDE_RETURN_IF_ERROR(CheckSchemaContinues(schema_, next, table_name_));
   // What is built for the new schema first: a failure here leaves the writer as it was.
   TIDE_ASSIGN_OR_RETURN(CoreOptions options, CoreOptions::Create(next, table_name_));

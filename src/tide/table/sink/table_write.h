@@ -78,8 +78,11 @@
 // Thread-safety: one thread at a time. Data files go to the local file system (the Parquet writer's).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -140,6 +143,14 @@ struct TableWriteConfig {
   // so 3 runs are minutes of slack; a writer that commits every half second (the sync) needs more runs
   // for the same time.
   std::optional<int32_t> sorted_runs_beyond_trigger;
+  // Memory flushes of column-buffered buckets run on a flush thread while the writes go on: when the
+  // filling buffers pass `write-buffer-size`, the largest is handed to the flush thread and its bucket
+  // fills a fresh one. The buffers in flight hold at most half the budget more (a flush waits for the
+  // oldest in flight beyond that), so the writer holds up to 1.5 times `write-buffer-size`. The files
+  // are booked (compaction, the next commit's list) on the writer's thread in flush order, before
+  // anything else the writer does with its buckets. For a writer that takes many rows at once (the
+  // sync's initial copy, its catch-up); rows-buffered buckets flush in place.
+  bool flush_ahead = false;
 };
 
 // The data files of the buckets a writer compacts (their levels), as of its last flush or commit.
@@ -156,6 +167,7 @@ struct TableWriteMetrics {
   int64_t flushes = 0;        // buffers flushed (under memory pressure or by PrepareCommit)
   int64_t memory_flushes = 0; // of those, flushes because the budget was passed
   int64_t flushes_at_max_level = 0;  // of those, flushes whose files went to the max level (keys apart)
+  int64_t flushes_ahead = 0;         // memory flushes handed to the flush thread (flush_ahead)
   int64_t data_files = 0;     // data files written
   int64_t changelog_files = 0;
   int64_t compactions = 0;          // compaction results taken
@@ -302,15 +314,25 @@ class TableWrite {
   // manager holds.
   Status CompactUnawareBuckets(bool full, const std::optional<std::vector<Row>>& partitions);
   Status FlushWhileOverBudget();
+  // Whether the filling buffers (those not in flight) passed the budget.
+  bool MemoryFlushDue() const {
+    return memory_->used() - in_flight_bytes_.load(std::memory_order_relaxed) > memory_->budget();
+  }
+  // Flush-ahead (TableWriteConfig::flush_ahead): hands `w`'s column buffer to the flush thread.
+  Status FlushAhead(BucketWriter* w);
+  // Books the flushes in flight, oldest first: all of them (keep = 0), or until at most `keep` are
+  // left. With `finished_only`, stops at the first still running instead of waiting for it.
+  Status AwaitFlushes(size_t keep = 0, bool finished_only = false);
   // The files one flush of a bucket's buffer wrote.
   struct FlushedFiles {
     std::vector<DataFileMeta> data;
     std::vector<DataFileMeta> changelog;
   };
   static constexpr size_t kFlushThreads = 4;
-  // Writes `w`'s buffer into data (and changelog) files and empties it. Touches only `w`, the shared
-  // write context and the file system, so buckets may flush on several threads (ParallelFlushes).
-  Result<FlushedFiles> WriteBufferFiles(BucketWriter* w);
+  // Writes `w`'s buffer (or `columns`, a column buffer detached from it) into data (and changelog)
+  // files and empties it. Touches only `w`, the buffer, the shared write context and the file system,
+  // so buckets may flush on several threads (ParallelFlushes, flush-ahead).
+  Result<FlushedFiles> WriteBufferFiles(BucketWriter* w, ColumnarWriteBuffer* columns = nullptr);
   // Books a flush's files: metrics, the bucket's compaction (which may wait, the write stall), the
   // files the next commit lists. On the writer's thread.
   // `memory_flush`: the buffer flushed because the writer's buffers passed their budget (a large flush).
@@ -387,6 +409,17 @@ class TableWrite {
   // and the PrepareCommits since the last full compaction (`full-compaction.delta-commits`).
   std::unique_ptr<CompactionContext> compaction_context_;
   std::unique_ptr<SerialExecutor> compaction_executor_;
+  // Flush-ahead: the flush thread and the flushes handed to it, oldest first. in_flight_bytes_: the
+  // memory of the buffers handed over and not yet written (the flush thread takes a buffer's bytes off
+  // once it is written).
+  struct FlushInFlight {
+    BucketWriter* writer = nullptr;
+    std::unique_ptr<ColumnarWriteBuffer> columns;
+    std::future<std::pair<Result<FlushedFiles>, int64_t>> files;  // and the flush's microseconds
+  };
+  std::unique_ptr<SerialExecutor> flush_executor_;
+  std::deque<FlushInFlight> flushes_in_flight_;
+  std::atomic<int64_t> in_flight_bytes_{0};
   int64_t commits_since_full_compaction_ = 0;
   // Append tables: what their compactions share (unless write-only: from the start, with
   // compaction_executor_, and writer_compacts_append_; else made by Compact for bucket-unaware ones).

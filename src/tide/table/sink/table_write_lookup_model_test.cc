@@ -311,6 +311,7 @@ void RunLookupModel(Mode mode, uint64_t seed, int commits) {
   auto new_writer = [&](int session) {
     TableWriteConfig config;
     if (g.Chance(40)) config.write_buffer_size = g.Uniform(8, 64) * 1024;
+    config.flush_ahead = session % 2 == 1;  // memory flushes on the flush thread in every other session
     auto w = TableWrite::Create(FileSystem::Local(), path, t.schema, "session-" + std::to_string(session), config);
     EXPECT_TRUE(w.ok()) << w.status().ToString();
     return std::move(w).value();

@@ -278,6 +278,7 @@ void RunModel(uint64_t seed, int commits, bool dynamic_bucket = false, bool comp
   auto new_writer = [&](int session) {
     TableWriteConfig config;
     if (g.Chance(40)) config.write_buffer_size = g.Uniform(8, 64) * 1024;
+    config.flush_ahead = session % 2 == 1;  // memory flushes on the flush thread in every other session
     auto w = TableWrite::Create(FileSystem::Local(), path, t.schema, "session-" + std::to_string(session), config);
     EXPECT_TRUE(w.ok()) << w.status().ToString();
     return std::move(w).value();

@@ -507,6 +507,73 @@ TEST_F(TableWriteTest, ChangelogOfUniqueKeysIsALinkToTheDataFile) {
   EXPECT_EQ(FileSystem::Local()->ReadFile(changelog).value(), bytes);
 }
 
+// Flush-ahead: memory flushes of column buffers run on the flush thread while the rows go on; the
+// filling buffers stay within the budget and those in flight within half of it more; every flush is
+// booked by the next commit; the table reads back as written.
+TEST_F(TableWriteTest, FlushAheadWritesOnTheFlushThreadWithinItsMemoryAndReadsBack) {
+  TableSchema schema = WriterTestSchema({Field(0, "p", DataType::Int(false)), Field(1, "id", DataType::BigInt(false)),
+                                         Field(2, "v", DataType::String())},
+                                        {"p", "id"}, {"p"}, {{"bucket", "4"}, {"changelog-producer", "input"}});
+  std::string path = MakeTable(schema);
+  const int64_t budget = 64 * 1024;
+  std::map<std::pair<int64_t, int64_t>, std::string> model;
+  std::mt19937_64 rng(11);
+  for (int64_t commit = 1; commit <= 3; ++commit) {
+    TableWriteConfig config;
+    config.write_buffer_size = budget;
+    config.flush_ahead = true;
+    auto w = Writer(path, schema, config);
+    int64_t most = 0;
+    for (int i = 0; i < 6000; ++i) {
+      int64_t p = static_cast<int64_t>(rng() % 3), id = static_cast<int64_t>(rng() % 500);
+      if (rng() % 5 == 0) {
+        ASSERT_TRUE(w->Write(RowKind::kDelete, Row{I(p), I(id), Datum()}).ok());
+        model.erase({p, id});
+      } else {
+        std::string v = "value-" + std::to_string(commit) + "-" + std::to_string(i);
+        ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(p), I(id), Datum(v)}).ok());
+        model[{p, id}] = v;
+      }
+      most = std::max(most, w->buffered_bytes());
+    }
+    // The filling buffers (at most the budget and one row's growth) plus those in flight (at most
+    // half the budget, or one buffer alone).
+    EXPECT_LE(most, budget * 3 / 2 + 16 * 1024);
+    EXPECT_GT(most, budget) << "flushes in flight are memory held beside the filling buffers";
+    EXPECT_GT(w->metrics().memory_flushes, 10);
+    EXPECT_EQ(w->metrics().flushes_ahead, w->metrics().memory_flushes);
+    auto messages = w->PrepareCommit().value();
+    size_t files = 0, changelog = 0;
+    for (const auto& m : messages) {
+      files += m.new_files.size();
+      changelog += m.changelog_files.size();
+    }
+    // Every flush is booked by the commit, whether it ran ahead or at PrepareCommit.
+    EXPECT_EQ(static_cast<int64_t>(files), w->metrics().data_files);
+    EXPECT_EQ(static_cast<int64_t>(changelog), w->metrics().changelog_files);
+    EXPECT_GT(files, messages.size());  // several files per bucket
+    ASSERT_TRUE(testing::CommitMessages(path, messages, "user-1", commit).ok());
+    std::vector<Row> expected;
+    for (const auto& [key, v] : model) expected.push_back({I(key.first), I(key.second), Datum(v)});
+    EXPECT_EQ(testing::SortedRows(testing::ReadTable(path).value()), expected);
+  }
+}
+
+TEST_F(TableWriteTest, AbortDeletesTheFilesOfFlushesAhead) {
+  TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())},
+                                        {"id"}, {}, {{"bucket", "1"}, {"changelog-producer", "input"}});
+  std::string path = MakeTable(schema);
+  TableWriteConfig config;
+  config.write_buffer_size = 8192;
+  config.flush_ahead = true;
+  auto w = Writer(path, schema, config);
+  for (int64_t k = 0; k < 3000; ++k) ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(k), Datum("v")}).ok());
+  ASSERT_GT(w->metrics().flushes_ahead, 5);
+  w->Abort();
+  EXPECT_EQ(FileSystem::Local()->ListDir(path + "/bucket-0").value().size(), 0u);
+  EXPECT_TRUE(w->PrepareCommit().value().empty());
+}
+
 TEST_F(TableWriteTest, ChangelogProducerInputWritesEveryRecord) {
   TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())},
                                         {"id"}, {}, {{"bucket", "1"}, {"changelog-producer", "input"}});
