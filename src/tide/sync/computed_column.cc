@@ -313,6 +313,36 @@ Result<std::vector<PatternToken>> CompileDatePattern(std::string_view pattern) {
   return tokens;
 }
 
+// Whether `tokens` are yyyy-MM-dd: the partition pattern of most tables, formatted by a shortcut.
+bool IsIsoDatePattern(const std::vector<PatternToken>& tokens) {
+  using K = PatternToken::Kind;
+  return tokens.size() == 5 && tokens[0].kind == K::kYear && tokens[0].count == 4 && tokens[1].kind == K::kLiteral &&
+         tokens[1].literal == "-" && tokens[2].kind == K::kMonth && tokens[2].count == 2 &&
+         tokens[3].kind == K::kLiteral && tokens[3].literal == "-" && tokens[4].kind == K::kDay && tokens[4].count == 2;
+}
+
+// yyyy-MM-dd of an epoch day of the years 1000..9999 (four digits, no sign: what FormatDatePattern
+// prints for them), into `out`; false for other years. No allocation: it runs for every row of a table
+// partitioned by day.
+bool FormatIsoDate(int64_t epoch_day, char (&out)[10]) {
+  static const int64_t first = DaysFromCivil(1000, 1, 1), last = DaysFromCivil(9999, 12, 31);
+  if (epoch_day < first || epoch_day > last) return false;
+  int64_t year = 0;
+  unsigned month = 0, day = 0;
+  CivilFromDays(epoch_day, &year, &month, &day);
+  auto put2 = [&](int at, unsigned v) {
+    out[at] = static_cast<char>('0' + v / 10);
+    out[at + 1] = static_cast<char>('0' + v % 10);
+  };
+  put2(0, static_cast<unsigned>(year / 100));
+  put2(2, static_cast<unsigned>(year % 100));
+  out[4] = '-';
+  put2(5, month);
+  out[7] = '-';
+  put2(8, day);
+  return true;
+}
+
 // `value` (>= 0) in decimal, zero-padded to `width` digits (std::to_chars: no allocation; date_format
 // runs for every row of a table partitioned by it).
 void AppendPadded(std::string* out, int64_t value, int width) {
@@ -844,6 +874,7 @@ bool IsTemporal(ComputedFunction f) {
 struct ComputedColumn::Impl {
   std::optional<int> precision;  // temporal functions: the epoch unit, when given
   std::vector<PatternToken> pattern;
+  bool iso_date = false;             // date_format: the pattern is yyyy-MM-dd (IsIsoDatePattern)
   int32_t begin = 0;                 // substring
   std::optional<int32_t> end;        // substring
   int32_t width = 0;                 // truncate
@@ -942,6 +973,7 @@ Result<ComputedColumn> ComputedColumn::Parse(std::string_view spec_text) {
       auto pattern = CompileDatePattern(literals[0]);
       if (!pattern.ok()) return SyntaxError(spec, pattern.status().message());
       impl->pattern = std::move(*pattern);
+      impl->iso_date = IsIsoDatePattern(impl->pattern);
       if (literals.size() == 2) TIDE_RETURN_IF_ERROR(parse_precision(literals[1]));
       break;
     }
@@ -1095,6 +1127,12 @@ Result<Datum> ComputedColumn::Evaluate(const Row& row) const {
     return Status::InvalidArgument("computed column '{}': {}", spec_, problem);
   };
   TypeRoot root = source_type_.root();
+  if (function_ == ComputedFunction::kDateFormat && impl_->iso_date &&
+      (root == TypeRoot::kDate || root == TypeRoot::kTimestamp)) {
+    const int64_t day = root == TypeRoot::kDate ? input->as_int() : FloorDiv(input->as_timestamp().millis, kMillisPerDay);
+    char text[10];
+    if (FormatIsoDate(day, text)) return Datum(std::string_view(text, sizeof text));
+  }
   if (IsTemporal(function_)) {
     Result<LocalDateTime> t = LocalDateTime{};
     if (root == TypeRoot::kDate) {

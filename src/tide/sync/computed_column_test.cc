@@ -7,6 +7,9 @@
 
 #include <cstdlib>
 #include <ctime>
+#include <random>
+
+#include <fmt/format.h>
 
 #include "testing/value_or_fail.h"
 #include "tide/base/strings.h"
@@ -290,6 +293,36 @@ TEST(ComputedColumnTemporalTest, DateFormatPatterns) {
   EXPECT_EQ(Eval1("x=date_format(col, yyyy)", t, Ts(12345, 6, 1)).as_string(), "+12345");
   EXPECT_EQ(Eval1("x=date_format(col, yy)", t, Ts(12345, 6, 1)).as_string(), "45");
   EXPECT_EQ(Eval1("x=date_format(col, yyyy)", t, Ts(99, 6, 1)).as_string(), "0099");
+}
+
+// yyyy-MM-dd (the day partition) has a shortcut for DATE and TIMESTAMP columns of the years
+// 1000..9999; it gives what year(), month() and day() of the same value say, zero-padded, and the
+// years outside it keep the general formatting (padded below 1000, signed above 9999).
+TEST(ComputedColumnTemporalTest, IsoDateShortcutAgreesWithTheFields) {
+  const std::vector<DataField> fields{Field("t", DataType::Timestamp(3)), Field("d", DataType::Date())};
+  ComputedColumn iso_t = Bound("x=date_format(t, yyyy-MM-dd)", fields);
+  ComputedColumn iso_d = Bound("x=date_format(d, yyyy-MM-dd)", fields);
+  ComputedColumn year = Bound("y=year(t)", fields), month = Bound("m=month(t)", fields), day = Bound("x=day(t)", fields);
+  std::mt19937_64 rng(5);
+  std::vector<int64_t> days{DaysFromCivil(1000, 1, 1), DaysFromCivil(9999, 12, 31), DaysFromCivil(1969, 12, 31),
+                            DaysFromCivil(1970, 1, 1), DaysFromCivil(2000, 2, 29), DaysFromCivil(2024, 12, 31)};
+  for (int i = 0; i < 2000; ++i) days.push_back(DaysFromCivil(1000, 1, 1) + static_cast<int64_t>(rng() % 3287182));
+  for (int64_t epoch_day : days) {
+    // A time of day, negative millis before 1970 included: the day is the floor.
+    TimestampValue ts;
+    ts.millis = epoch_day * 86400000LL + static_cast<int64_t>(rng() % 86400000);
+    const Row row{Datum(ts), Datum(epoch_day)};
+    const int64_t y = ValueOrFail(year.Evaluate(row), "year").as_int();
+    const int64_t m = ValueOrFail(month.Evaluate(row), "month").as_int();
+    const int64_t d = ValueOrFail(day.Evaluate(row), "day").as_int();
+    const std::string expected = fmt::format("{:04}-{:02}-{:02}", y, m, d);
+    ASSERT_EQ(ValueOrFail(iso_t.Evaluate(row), "date_format").as_string(), expected) << "epoch day " << epoch_day;
+    ASSERT_EQ(ValueOrFail(iso_d.Evaluate(row), "date_format").as_string(), expected) << "epoch day " << epoch_day;
+  }
+  EXPECT_EQ(Eval1("x=date_format(col, yyyy-MM-dd)", DataType::Date(), Datum(DaysFromCivil(999, 12, 31))).as_string(),
+            "0999-12-31");
+  EXPECT_EQ(Eval1("x=date_format(col, yyyy-MM-dd)", DataType::Date(), Datum(DaysFromCivil(10000, 1, 1))).as_string(),
+            "+10000-01-01");
 }
 
 TEST(ComputedColumnTemporalTest, DatesIncludingBefore1970) {

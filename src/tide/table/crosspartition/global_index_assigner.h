@@ -103,6 +103,7 @@ class GlobalIndexAssigner {
   explicit GlobalIndexAssigner(GlobalIndexConfig config)
       : config_(std::move(config)), partition_types_(FieldTypes(config_.partition_fields)),
         buckets_(config_.target_row_num) {}
+  int32_t PartitionIdOf(const std::string& partition);  // PartitionId without the last-answer check
   Status NewKey(std::string_view key, uint32_t key_hash, int32_t partition_id, RowKind kind,
                 std::vector<IndexedWrite>* out);
 
@@ -113,6 +114,7 @@ class GlobalIndexAssigner {
   std::vector<std::string> partitions_;
   std::vector<std::unique_ptr<Row>> partition_values_;
   std::unordered_map<std::string, int32_t> partition_ids_;
+  int32_t last_partition_id_ = -1;  // PartitionId's last answer
   // Keys bootstrapped into the index's pending batch (a second one is a duplicate too).
   bool bootstrapping_ = true;
   int64_t bootstrapped_keys_ = 0;

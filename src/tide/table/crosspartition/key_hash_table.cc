@@ -1,7 +1,10 @@
 #include "tide/table/crosspartition/key_hash_table.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <numeric>
 
 namespace tide {
@@ -26,7 +29,40 @@ uint32_t LoadLength(const char* p) {
 
 }  // namespace
 
-KeyHashTable::KeyHashTable() { slots_.resize(kInitialSlots); }
+KeyHashTable::SlotArray::SlotArray(size_t n) : size_(n) {
+  constexpr size_t kHugePage = size_t{2} << 20;
+  const size_t bytes = n * sizeof(Slot);
+  if (bytes >= kHugePage) {
+    // Anonymous memory comes zeroed; one huge page more, to start at a huge-page boundary.
+    void* mapping = ::mmap(nullptr, bytes + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapping != MAP_FAILED) {
+      mapping_ = mapping;
+      mapping_bytes_ = bytes + kHugePage;
+      const uintptr_t aligned = (reinterpret_cast<uintptr_t>(mapping) + kHugePage - 1) & ~(kHugePage - 1);
+      data_ = reinterpret_cast<Slot*>(aligned);
+      ::madvise(data_, bytes, MADV_HUGEPAGE);  // a hint: without it (or THP), 4 kB pages
+      return;
+    }
+  }
+  data_ = new Slot[n]();
+}
+
+KeyHashTable::SlotArray::~SlotArray() {
+  if (mapping_ != nullptr) {
+    ::munmap(mapping_, mapping_bytes_);
+  } else {
+    delete[] data_;
+  }
+}
+
+void KeyHashTable::SlotArray::swap(SlotArray& other) noexcept {
+  std::swap(data_, other.data_);
+  std::swap(size_, other.size_);
+  std::swap(mapping_, other.mapping_);
+  std::swap(mapping_bytes_, other.mapping_bytes_);
+}
+
+KeyHashTable::KeyHashTable() : slots_(kInitialSlots) {}
 
 uint32_t KeyHashTable::Hash(std::string_view key) {
   // 64-bit FNV-1a folded to 32 bits: keys are short, and the slot index uses the low bits.
@@ -82,7 +118,7 @@ uint32_t KeyHashTable::Store(std::string_view key) {
 }
 
 void KeyHashTable::Rehash(size_t slots) {
-  std::vector<Slot> old(slots);
+  SlotArray old(slots);
   old.swap(slots_);
   const size_t mask = slots_.size() - 1;
   // The old slots are read in order; the new ones are written at random: each is asked for a few
@@ -137,7 +173,8 @@ void KeyHashTable::ForEachSorted(const std::function<void(std::string_view, Part
 }
 
 void KeyHashTable::Clear() {
-  std::vector<Slot>(kInitialSlots).swap(slots_);
+  SlotArray fresh(kInitialSlots);
+  fresh.swap(slots_);
   chunks_.clear();
   chunks_.shrink_to_fit();
   chunk_used_ = kChunkBytes;

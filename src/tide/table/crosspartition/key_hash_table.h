@@ -76,12 +76,34 @@ class KeyHashTable {
   };
   static constexpr size_t kChunkBytes = 1 << 20;
 
+  // Zeroed slots. Arrays of 2 MiB or more are mapped on their own with transparent huge pages asked
+  // for: a lookup at a random slot of tens of MB then rarely misses the TLB (with 4 kB pages nearly
+  // every one does, and waits for a page walk before its cache miss).
+  class SlotArray {
+   public:
+    SlotArray() = default;
+    explicit SlotArray(size_t n);
+    ~SlotArray();
+    SlotArray(const SlotArray&) = delete;
+    SlotArray& operator=(const SlotArray&) = delete;
+    size_t size() const { return size_; }
+    Slot& operator[](size_t i) { return data_[i]; }
+    const Slot& operator[](size_t i) const { return data_[i]; }
+    void swap(SlotArray& other) noexcept;
+
+   private:
+    Slot* data_ = nullptr;
+    size_t size_ = 0;
+    void* mapping_ = nullptr;  // the mapping data_ lies in, when mapped
+    size_t mapping_bytes_ = 0;
+  };
+
   std::string_view KeyAt(uint32_t ref) const;
   size_t Probe(std::string_view key, uint32_t hash) const;  // the key's slot, or the empty slot it would take
   uint32_t Store(std::string_view key);
   void Rehash(size_t slots);  // moves every key into `slots` slots (a power of two)
 
-  std::vector<Slot> slots_;
+  SlotArray slots_;
   size_t size_ = 0;
   // Arena offsets are 4-byte aligned so that a 32-bit reference covers 16 GiB of keys.
   std::vector<std::unique_ptr<char[]>> chunks_;
