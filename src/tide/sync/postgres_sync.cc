@@ -483,9 +483,10 @@ class Pipeline {
     }
     std::map<TableSink*, size_t> remaining;
     for (const auto& [sink, sources] : copying) remaining[sink] = sources.size();
+    std::map<TableSink*, int64_t> estimated_rows;  // by target: the sum over the sources it copies
     for (const SourceRelationPtr& relation : copy->relations()) {
       const int64_t estimate = EstimateRows(relation->table);
-      TIDE_RETURN_IF_ERROR(sinks_.at(relation->table)->ReserveKeys(estimate));
+      if (estimate > 0) estimated_rows[sinks_.at(relation->table)] += estimate;
       if (o_.progress) {
         Publish([&](SyncProgressSnapshot& p) {
           TableProgress& t = SyncProgress::TableOf(p, relation->table.ToString(),
@@ -496,6 +497,7 @@ class Pipeline {
         });
       }
     }
+    for (const auto& [sink, rows] : estimated_rows) TIDE_RETURN_IF_ERROR(sink->ReserveKeys(rows));
     Progress(fmt::format("copying {} table(s) at {}", tables.size(), FormatLsn(lsn)));
     while (true) {
       TIDE_ASSIGN_OR_RETURN(auto batch, copy->Next());

@@ -59,7 +59,8 @@ class KeyHashTable {
   static size_t SlotBytesFor(size_t keys);
 
   size_t size() const { return size_; }
-  size_t memory_bytes() const { return slots_.size() * sizeof(Slot) + chunks_.size() * kChunkBytes; }
+  size_t memory_bytes() const { return slot_bytes() + chunks_.size() * kChunkBytes; }
+  size_t slot_bytes() const { return slots_.size() * sizeof(Slot); }
 
   // Calls `visit` for every entry in ascending byte order of the keys (memcmp, shorter first on a tie),
   // the order of RocksDB's default comparator.

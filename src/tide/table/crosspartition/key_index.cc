@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -133,8 +134,11 @@ Result<std::optional<PartitionBucket>> KeyIndex::Get(std::string_view key, uint3
 
 void KeyIndex::Reserve(size_t keys) {
   size_t total = memory_.size() + keys;
-  // The keys' bytes take room too: the slots get at most half the budget.
-  while (total > 0 && KeyHashTable::SlotBytesFor(total) > memory_budget_ / 2) total /= 2;
+  // The keys' bytes take room too: the slots get at most half the budget, and half of what the keys
+  // held now leave of it (the rest is for the keys to come: a reservation must not make Put spill).
+  const size_t key_bytes = memory_.memory_bytes() - memory_.slot_bytes();
+  const size_t limit = std::min(memory_budget_ / 2, key_bytes < memory_budget_ ? (memory_budget_ - key_bytes) / 2 : 0);
+  while (total > 0 && KeyHashTable::SlotBytesFor(total) > limit) total /= 2;
   if (total > memory_.size()) memory_.Reserve(total);
 }
 

@@ -70,11 +70,12 @@ TEST(KeyHashTableTest, GrowsThroughManyKeysOfEveryLength) {
 TEST(KeyHashTableTest, AReservedTableHoldsItsKeysWithoutGrowing) {
   KeyHashTable table;
   ASSERT_TRUE(table.Put(KeyOf(-1), {9, 9}).ok());
-  const size_t keys = 50000;
+  const size_t keys = 20000;
   table.Reserve(keys);
   EXPECT_TRUE(table.Find(KeyOf(-1)).has_value()) << "a key put before Reserve is kept";
-  const size_t slot_bytes = KeyHashTable::SlotBytesFor(keys);
-  EXPECT_GE(slot_bytes / 16 * 3, keys * 4) << "room for every key at most 3/4 full";
+  // Sized at once: 20,000 keys at most 3/4 full take 32,768 slots of 16 bytes.
+  EXPECT_EQ(KeyHashTable::SlotBytesFor(keys), size_t{32768} * 16);
+  EXPECT_EQ(table.slot_bytes(), KeyHashTable::SlotBytesFor(keys));
   for (size_t i = 0; i + 1 < keys; ++i) {
     const std::string key = KeyOf(static_cast<int64_t>(i));
     const uint32_t hash = KeyHashTable::Hash(key);
@@ -83,18 +84,18 @@ TEST(KeyHashTableTest, AReservedTableHoldsItsKeysWithoutGrowing) {
     ASSERT_TRUE(table.Put(key, hash, {static_cast<int32_t>(i % 7), static_cast<int32_t>(i)}).ok());
   }
   EXPECT_EQ(table.size(), keys);
-  // The slots never doubled: what the table holds beyond them is whole arena chunks.
-  EXPECT_EQ((table.memory_bytes() - slot_bytes) % (size_t{1} << 20), 0u);
+  EXPECT_EQ(table.slot_bytes(), KeyHashTable::SlotBytesFor(keys)) << "the slots never grew";
   for (size_t i = 0; i + 1 < keys; ++i) {
     auto found = table.Find(KeyOf(static_cast<int64_t>(i)));
     ASSERT_TRUE(found.has_value());
     EXPECT_EQ(found->bucket, static_cast<int32_t>(i));
   }
-  // Reserving less than the table holds changes nothing.
-  const size_t before = table.memory_bytes();
+  // Reserving less than the table holds changes nothing; one more key than the slots take grows them.
   table.Reserve(10);
-  EXPECT_EQ(table.memory_bytes(), before);
+  EXPECT_EQ(table.slot_bytes(), KeyHashTable::SlotBytesFor(keys));
   EXPECT_EQ(table.Find(KeyOf(-1))->partition_id, 9);
+  for (int64_t i = 0; table.size() * 4 <= 32768 * 3; ++i) ASSERT_TRUE(table.Put(KeyOf(1000000 + i), {0, 0}).ok());
+  EXPECT_EQ(table.slot_bytes(), size_t{65536} * 16);
 }
 
 TEST(KeyIndexTest, ReservesNoMoreThanHalfItsBudget) {
@@ -108,6 +109,28 @@ TEST(KeyIndexTest, ReservesNoMoreThanHalfItsBudget) {
   for (int64_t i = 0; i < 1000; ++i) ASSERT_TRUE((*index)->Put(KeyOf(i), {1, 2}).ok());
   EXPECT_EQ((*index)->spills(), 0);
   EXPECT_EQ((*(*index)->Get(KeyOf(999)))->bucket, 2);
+  // The budget still holds: keys past it spill.
+  for (int64_t i = 1000; (*index)->spills() == 0 && i < 1000000; ++i) ASSERT_TRUE((*index)->Put(KeyOf(i), {1, 2}).ok());
+  EXPECT_GT((*index)->spills(), 0);
+  EXPECT_EQ((*(*index)->Get(KeyOf(999)))->bucket, 2);
+}
+
+TEST(KeyIndexTest, AReservationLeavesRoomForTheKeysAlreadyHeld) {
+  testing::TempDir dir;
+  const size_t budget = size_t{8} << 20;
+  auto index = KeyIndex::Create(dir.path(), "t", budget);
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  // Keys of 200 bytes: five arena chunks of 1 MiB before the reservation.
+  auto long_key = [](int64_t i) { return KeyOf(i) + std::string(184, 'k'); };
+  int64_t n = 0;
+  while ((*index)->memory_bytes() < (size_t{5} << 20)) {
+    ASSERT_TRUE((*index)->Put(long_key(n++), {0, 0}).ok());
+  }
+  ASSERT_EQ((*index)->spills(), 0);
+  (*index)->Reserve(10'000'000);
+  EXPECT_LE((*index)->memory_bytes(), budget) << "the reservation alone never passes the budget";
+  ASSERT_TRUE((*index)->Put(long_key(n), {0, 0}).ok());
+  EXPECT_EQ((*index)->spills(), 0) << "nor makes the next key spill";
 }
 
 TEST(KeyHashTableTest, BytesAreUnsignedInTheOrder) {

@@ -258,8 +258,9 @@ Result<std::vector<std::string>> KeysIn(const RestoredMap& restored, const std::
 
 TableWrite::TableWrite(CoreOptions options) : options_(std::move(options)) {}
 TableWrite::~TableWrite() {
-  // Flushes in flight write into the bucket writers: they end first (their files, listed by no commit,
-  // are left as any uncommitted file is).
+  // Flushes in flight write into the bucket writers: they end first. Those not started are abandoned;
+  // the files of those that ran, listed by no commit, are left as any uncommitted file is.
+  cancel_flushes_ = true;
   flush_executor_.reset();
   flushes_in_flight_.clear();
   // The bucket writers' compaction managers use the executor and context: they go first.
@@ -1063,7 +1064,7 @@ Status TableWrite::FlushAhead(BucketWriter* w) {
   // What finished is booked now (its files reach compaction early); the buffers in flight hold at most
   // half the budget, so the oldest are waited for while this one would pass it (one larger than
   // that goes alone).
-  TIDE_RETURN_IF_ERROR(AwaitFlushes(flushes_in_flight_.size(), /*finished_only=*/true));
+  TIDE_RETURN_IF_ERROR(AwaitFlushes(/*keep=*/0, /*finished_only=*/true));
   const int64_t limit = memory_->budget() / 2;
   while (!flushes_in_flight_.empty() && in_flight_bytes_.load() + bytes > limit) {
     TIDE_RETURN_IF_ERROR(AwaitFlushes(flushes_in_flight_.size() - 1));
@@ -1077,7 +1078,10 @@ Status TableWrite::FlushAhead(BucketWriter* w) {
   // One flush thread, so a bucket's flushes are written, and booked, in the order of their rows.
   flight.files = flush_executor_->Submit<std::pair<Result<FlushedFiles>, int64_t>>([this, w, columns, bytes] {
     const auto started = std::chrono::steady_clock::now();
-    Result<FlushedFiles> files = WriteBufferFiles(w, columns);  // empties the buffer, written or not
+    Result<FlushedFiles> files = cancel_flushes_.load()
+                                     ? Result<FlushedFiles>(Status::Aborted("table {}: a flush abandoned", table_name_))
+                                     : WriteBufferFiles(w, columns);
+    columns->Clear();  // its memory goes back, written or not (a flush may fail before it drains)
     in_flight_bytes_ -= bytes;
     return std::make_pair(std::move(files), static_cast<int64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
                                                                      std::chrono::steady_clock::now() - started)
@@ -1469,7 +1473,9 @@ void TableWrite::CloseIdleWriters() {
 }
 
 void TableWrite::Abort() {
-  // Flushes in flight: their files go with the rest (no commit will list them).
+  // Flushes in flight: those not started are abandoned, the files of the others go with the rest (no
+  // commit will list them).
+  cancel_flushes_ = true;
   for (FlushInFlight& flight : flushes_in_flight_) {
     auto [files, micros] = flight.files.get();
     if (!files.ok()) continue;
@@ -1480,6 +1486,7 @@ void TableWrite::Abort() {
     }
   }
   flushes_in_flight_.clear();
+  cancel_flushes_ = false;
   for (auto& [key, w] : writers_) {
     w->ClearBuffer();
     if (w->append_compact) {

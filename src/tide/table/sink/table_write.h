@@ -78,6 +78,7 @@
 // Thread-safety: one thread at a time. Data files go to the local file system (the Parquet writer's).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -146,10 +147,14 @@ struct TableWriteConfig {
   // Memory flushes of column-buffered buckets run on a flush thread while the writes go on: when the
   // filling buffers pass `write-buffer-size`, the largest is handed to the flush thread and its bucket
   // fills a fresh one. The buffers in flight hold at most half the budget more (a flush waits for the
-  // oldest in flight beyond that), so the writer holds up to 1.5 times `write-buffer-size`. The files
-  // are booked (compaction, the next commit's list) on the writer's thread in flush order, before
-  // anything else the writer does with its buckets. For a writer that takes many rows at once (the
-  // sync's initial copy, its catch-up); rows-buffered buckets flush in place.
+  // oldest in flight beyond that; one buffer larger than that goes alone, and the buffers filling
+  // meanwhile get half the budget), so the buffers take about 1.5 times `write-buffer-size` (each counted
+  // at its vectors' capacity, which grows by doubling: a buffer may pass its share by its last growth),
+  // plus the flush's Parquet encoder. The files are booked (compaction, the next commit's list) on the writer's
+  // thread in flush order, at the next memory flush once written and before anything else the writer
+  // does with its buckets (PrepareCommit, Compact, ChangeSchema); a failed flush fails the writer
+  // there. For a writer that takes many rows at once (the sync's initial copy, its catch-up);
+  // rows-buffered buckets flush in place.
   bool flush_ahead = false;
 };
 
@@ -315,8 +320,13 @@ class TableWrite {
   Status CompactUnawareBuckets(bool full, const std::optional<std::vector<Row>>& partitions);
   Status FlushWhileOverBudget();
   // Whether the filling buffers (those not in flight) passed the budget.
+  // In-flight bytes beyond half the budget do not count as in flight here: with one bucket's buffer
+  // (up to the whole budget) in flight, the next flush comes at half the budget, so the writer holds at
+  // most 1.5 times the budget; and a buffer drained but not yet taken off in_flight_bytes_ cannot
+  // let the filling ones grow past that.
   bool MemoryFlushDue() const {
-    return memory_->used() - in_flight_bytes_.load(std::memory_order_relaxed) > memory_->budget();
+    return memory_->used() - std::min(in_flight_bytes_.load(std::memory_order_relaxed), memory_->budget() / 2) >
+           memory_->budget();
   }
   // Flush-ahead (TableWriteConfig::flush_ahead): hands `w`'s column buffer to the flush thread.
   Status FlushAhead(BucketWriter* w);
@@ -420,6 +430,7 @@ class TableWrite {
   std::unique_ptr<SerialExecutor> flush_executor_;
   std::deque<FlushInFlight> flushes_in_flight_;
   std::atomic<int64_t> in_flight_bytes_{0};
+  std::atomic<bool> cancel_flushes_{false};  // Abort, the destructor: queued flushes are abandoned
   int64_t commits_since_full_compaction_ = 0;
   // Append tables: what their compactions share (unless write-only: from the start, with
   // compaction_executor_, and writer_compacts_append_; else made by Compact for bucket-unaware ones).

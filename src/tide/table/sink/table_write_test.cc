@@ -559,6 +559,67 @@ TEST_F(TableWriteTest, FlushAheadWritesOnTheFlushThreadWithinItsMemoryAndReadsBa
   }
 }
 
+// One bucket: each flush ahead is the whole buffer; the next one waits until it is written once the
+// filling buffer reaches half the budget, so the writer holds about 1.5 times the budget. The files
+// written ahead are booked at the next memory flush (they reach compaction before the commit).
+TEST_F(TableWriteTest, FlushAheadOfOneBucketHoldsAtMostOneAndAHalfBudgets) {
+  TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())},
+                                        {"id"}, {}, {{"bucket", "1"}});
+  const int64_t budget = 256 * 1024;
+  const std::string v(100, 'v');
+  // The most memory the buffers held (counted at their vectors' capacity), with and without flush-ahead.
+  auto run = [&](bool ahead, int64_t* flushes_ahead, int64_t* booked_early) {
+    std::string path = MakeTable(schema);
+    TableWriteConfig config;
+    config.write_buffer_size = budget;
+    config.flush_ahead = ahead;
+    auto w = Writer(path, schema, config);
+    int64_t most = 0;
+    for (int64_t k = 0; k < 40000; ++k) {
+      EXPECT_TRUE(w->Write(RowKind::kInsert, Row{I(k), Datum(v)}).ok());
+      most = std::max(most, w->buffered_bytes());
+    }
+    *flushes_ahead = w->metrics().flushes_ahead;
+    *booked_early = w->metrics().flushes;
+    auto messages = w->PrepareCommit().value();
+    EXPECT_TRUE(testing::CommitMessages(path, messages, "user-1", 1).ok());
+    EXPECT_EQ(testing::ReadTable(path).value().size(), 40000u);
+    return most;
+  };
+  int64_t ahead = 0, booked = 0;
+  const int64_t most = run(true, &ahead, &booked);
+  EXPECT_GT(ahead, 5);
+  EXPECT_GT(booked, 0) << "flushes written ahead are booked before the commit";
+  // The buffer handed over passed the budget at its last growth, and is counted at its vectors'
+  // capacity (just doubled); beside it the next one fills to half the budget, then waits.
+  EXPECT_GT(most, budget) << "the flush ahead holds memory beside the filling buffer";
+  EXPECT_LE(most, budget * 5 / 2);
+}
+
+// A flush ahead that fails (its bucket folder cannot be made) fails the writer at the next memory flush
+// (not only at the commit), gives its memory back, and nothing is committed.
+TEST_F(TableWriteTest, AFailedFlushAheadFailsTheWriterSoon) {
+  TableSchema schema = WriterTestSchema({Field(0, "p", DataType::Int(false)), Field(1, "id", DataType::BigInt(false)),
+                                         Field(2, "v", DataType::String())},
+                                        {"p", "id"}, {"p"}, {{"bucket", "1"}});
+  std::string path = MakeTable(schema);
+  // A file where partition p=1's folder would go.
+  ASSERT_TRUE(FileSystem::Local()->WriteFileExclusive(path + "/p=1", "in the way").ok());
+  TableWriteConfig config;
+  config.write_buffer_size = 16 * 1024;
+  config.flush_ahead = true;
+  auto w = Writer(path, schema, config);
+  Status failed;
+  int64_t k = 0;
+  for (; k < 200000 && failed.ok(); ++k) failed = w->Write(RowKind::kInsert, Row{I(1), I(k), Datum("value")});
+  ASSERT_FALSE(failed.ok()) << "the writer went on for " << k << " rows";
+  EXPECT_LT(k, 20000) << "noticed at a memory flush soon after";
+  EXPECT_NE(failed.ToString().find("p=1"), std::string::npos) << failed.ToString();
+  EXPECT_LT(w->buffered_bytes(), 16 * 1024 * 2) << "the failed flush's memory went back";
+  EXPECT_FALSE(w->PrepareCommit().ok());
+  EXPECT_FALSE(FileSystem::Local()->Exists(path + "/snapshot/snapshot-1").ValueOr(true));
+}
+
 TEST_F(TableWriteTest, AbortDeletesTheFilesOfFlushesAhead) {
   TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())},
                                         {"id"}, {}, {{"bucket", "1"}, {"changelog-producer", "input"}});
