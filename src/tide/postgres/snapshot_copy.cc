@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
+#include <thread>
 
 #include "tide/base/logging.h"
 #include "tide/base/strings.h"
@@ -137,6 +139,29 @@ Result<std::string> TableSignature(PgConnection& conn, const PgTableName& table)
 
 }  // namespace
 
+namespace {
+
+// `n` sessions, connected side by side (each waits for its server process to start).
+Result<std::vector<std::unique_ptr<PgConnection>>> ConnectSessions(const std::string& conninfo, int n) {
+  std::vector<std::optional<Result<std::unique_ptr<PgConnection>>>> results(static_cast<size_t>(n));
+  {
+    std::vector<std::jthread> connecting;
+    for (size_t i = 0; i < results.size(); ++i) {
+      connecting.emplace_back([&conninfo, &results, i] {
+        results[i] = PgConnection::Connect(conninfo, PgSessionKind::kSql, kPgTextSessionOptions);
+      });
+    }
+  }
+  std::vector<std::unique_ptr<PgConnection>> sessions;
+  for (auto& result : results) {
+    if (!result->ok()) return result->status();
+    sessions.push_back(std::move(*result).value());
+  }
+  return sessions;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<SnapshotCopy>> SnapshotCopy::Start(SnapshotCopyOptions options, std::vector<PgTableName> tables) {
   if (options.snapshot_name.empty()) return Status::InvalidArgument("SnapshotCopy needs an exported snapshot name");
   if (tables.empty()) return Status::InvalidArgument("SnapshotCopy needs at least one table");
@@ -164,11 +189,16 @@ Result<std::unique_ptr<SnapshotCopy>> SnapshotCopy::Start(SnapshotCopyOptions op
   const std::string lock_sql = "LOCK TABLE " + Join(quoted, ", ") + " IN ACCESS SHARE MODE";
   constexpr int kLockAttempts = 50;
   std::vector<std::unique_ptr<PgConnection>> conns;
+  // The workers' sessions and one more, for the catalog as it is now, connect at once.
+  TIDE_ASSIGN_OR_RETURN(auto sessions, ConnectSessions(options.conninfo, workers + 1));
+  std::unique_ptr<PgConnection> current = std::move(sessions.back());
+  sessions.pop_back();
   for (int attempt = 1;; ++attempt) {
     conns.clear();
+    if (sessions.empty()) TIDE_ASSIGN_OR_RETURN(sessions, ConnectSessions(options.conninfo, workers));
     bool queued_ddl = false;
     for (int i = 0; i < workers && !queued_ddl; ++i) {
-      TIDE_ASSIGN_OR_RETURN(auto conn, PgConnection::Connect(options.conninfo, PgSessionKind::kSql, kPgTextSessionOptions));
+      std::unique_ptr<PgConnection> conn = std::move(sessions[static_cast<size_t>(i)]);
       TIDE_RETURN_IF_ERROR(ImportSnapshot(*conn, options.snapshot_name));
       Status locked = conn->Execute(i == 0 ? lock_sql : lock_sql + " NOWAIT");
       if (!locked.ok()) {
@@ -190,9 +220,9 @@ Result<std::unique_ptr<SnapshotCopy>> SnapshotCopy::Start(SnapshotCopyOptions op
     TIDE_LOG_INFO("a schema change is waiting for a table to copy: the copy sessions step back for it (attempt {})",
                   attempt);
     conns.clear();  // closing the sessions ends their transactions and frees the locks
+    sessions.clear();
     std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt));
   }
-  TIDE_ASSIGN_OR_RETURN(auto current, PgConnection::Connect(options.conninfo, PgSessionKind::kSql, kPgTextSessionOptions));
   // Plan on the first worker's session (it sees the snapshot's catalog).
   PgTypeRegistry types;
   for (size_t t = 0; t < tables.size(); ++t) {
