@@ -388,6 +388,60 @@ TEST_F(CrossPartitionWriteTest, WriteRowsEqualsWritingRowByRow) {
   }
 }
 
+// WriteRows against Write on twin tables: the same batches (inserts, moving updates, key-only deletes
+// whose NOT NULL value column is NULL) written row by row into one table and a batch at a time, with
+// flush-ahead and a small write buffer, into the other: the same rows, the same metrics.
+TEST_F(CrossPartitionWriteTest, WriteRowsAndWriteGiveTwinTables) {
+  TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "p", DataType::Int()),
+                                         Field(2, "v", DataType::String(false))},
+                                        {"id"}, {"p"}, {{"bucket", "-1"}, {"dynamic-bucket.target-row-num", "50"}});
+  std::string paths[2];
+  std::unique_ptr<TableWrite> writers[2];
+  for (int t = 0; t < 2; ++t) {
+    paths[t] = dir_.path() + "/db.db/twin" + std::to_string(t);
+    ASSERT_TRUE(testing::CreateWriterTestTable(paths[t], schema).ok());
+    TableWriteConfig config;
+    config.key_index_dir = dir_.path() + "/state";
+    config.write_buffer_size = 32 * 1024;
+    config.flush_ahead = t == 1;
+    auto w = TableWrite::Create(FileSystem::Local(), paths[t], schema, "u", config);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    writers[t] = std::move(w).value();
+  }
+  ASSERT_TRUE(writers[1]->ReserveKeys(3000).ok());
+  std::mt19937 rng(17);
+  for (int round = 0; round < 60; ++round) {
+    const RowKind kind = round % 4 == 3 ? RowKind::kDelete : (round % 4 == 0 ? RowKind::kInsert : RowKind::kUpdateAfter);
+    std::vector<Row> batch;
+    for (size_t i = 0, n = 1 + rng() % 70; i < n; ++i) {
+      const int64_t id = static_cast<int64_t>(rng() % 2000);
+      if (kind == RowKind::kDelete) {
+        batch.push_back(Row{I(id), Datum(), Datum()});  // a key-only image
+      } else {
+        batch.push_back(Row{I(id), Datum(static_cast<int64_t>(rng() % 6)), Datum("v" + std::to_string(round * 100 + i))});
+      }
+    }
+    for (const Row& row : batch) ASSERT_TRUE(writers[0]->Write(kind, row).ok());
+    ASSERT_TRUE(writers[1]->WriteRows(kind, batch.data(), batch.size()).ok());
+    if (round % 20 == 19) {
+      for (int t = 0; t < 2; ++t) {
+        auto messages = writers[t]->PrepareCommit();
+        ASSERT_TRUE(messages.ok()) << messages.status().ToString();
+        ASSERT_TRUE(testing::CommitMessages(paths[t], *messages, "u", round).ok());
+      }
+    }
+  }
+  EXPECT_GT(writers[1]->metrics().flushes_ahead, 0);
+  EXPECT_EQ(writers[0]->metrics().rows_written, writers[1]->metrics().rows_written);
+  EXPECT_EQ(writers[0]->metrics().rows_dropped, writers[1]->metrics().rows_dropped);
+  EXPECT_EQ(writers[0]->metrics().partition_moves, writers[1]->metrics().partition_moves);
+  EXPECT_GT(writers[0]->metrics().partition_moves, 0);
+  auto a = testing::ReadTable(paths[0]), b = testing::ReadTable(paths[1]);
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_GT(a->size(), 100u);
+  EXPECT_EQ(testing::SortedRows(*a), testing::SortedRows(*b));
+}
+
 TEST_F(CrossPartitionWriteTest, WriteRowsStopsAtARowItCannotWriteNamingTheColumn) {
   auto w = Writer();
   std::vector<Row> batch{Row{I(1), Datum(int64_t{1}), Datum("a")}, Row{I(2), Datum(int64_t{2}), Datum("b")},
