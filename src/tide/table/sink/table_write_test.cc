@@ -565,35 +565,27 @@ TEST_F(TableWriteTest, FlushAheadWritesOnTheFlushThreadWithinItsMemoryAndReadsBa
 TEST_F(TableWriteTest, FlushAheadOfOneBucketHoldsAtMostOneAndAHalfBudgets) {
   TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())},
                                         {"id"}, {}, {{"bucket", "1"}});
+  std::string path = MakeTable(schema);
   const int64_t budget = 256 * 1024;
-  const std::string v(100, 'v');
-  // The most memory the buffers held (counted at their vectors' capacity), with and without flush-ahead.
-  auto run = [&](bool ahead, int64_t* flushes_ahead, int64_t* booked_early) {
-    std::string path = MakeTable(schema);
-    TableWriteConfig config;
-    config.write_buffer_size = budget;
-    config.flush_ahead = ahead;
-    auto w = Writer(path, schema, config);
-    int64_t most = 0;
-    for (int64_t k = 0; k < 40000; ++k) {
-      EXPECT_TRUE(w->Write(RowKind::kInsert, Row{I(k), Datum(v)}).ok());
-      most = std::max(most, w->buffered_bytes());
-    }
-    *flushes_ahead = w->metrics().flushes_ahead;
-    *booked_early = w->metrics().flushes;
-    auto messages = w->PrepareCommit().value();
-    EXPECT_TRUE(testing::CommitMessages(path, messages, "user-1", 1).ok());
-    EXPECT_EQ(testing::ReadTable(path).value().size(), 40000u);
-    return most;
-  };
-  int64_t ahead = 0, booked = 0;
-  const int64_t most = run(true, &ahead, &booked);
-  EXPECT_GT(ahead, 5);
-  EXPECT_GT(booked, 0) << "flushes written ahead are booked before the commit";
+  TableWriteConfig config;
+  config.write_buffer_size = budget;
+  config.flush_ahead = true;
+  auto w = Writer(path, schema, config);
+  // The most memory the buffers held, counted at their vectors' capacity.
+  int64_t most = 0;
+  for (int64_t k = 0; k < 40000; ++k) {
+    ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(k), Datum(std::string(100, 'v'))}).ok());
+    most = std::max(most, w->buffered_bytes());
+  }
+  EXPECT_GT(w->metrics().flushes_ahead, 5);
+  EXPECT_GT(w->metrics().flushes, 0) << "flushes written ahead are booked before the commit";
   // The buffer handed over passed the budget at its last growth, and is counted at its vectors'
   // capacity (just doubled); beside it the next one fills to half the budget, then waits.
   EXPECT_GT(most, budget) << "the flush ahead holds memory beside the filling buffer";
   EXPECT_LE(most, budget * 5 / 2);
+  auto messages = w->PrepareCommit().value();
+  ASSERT_TRUE(testing::CommitMessages(path, messages, "user-1", 1).ok());
+  EXPECT_EQ(testing::ReadTable(path).value().size(), 40000u);
 }
 
 // A flush ahead that fails (its bucket folder cannot be made) fails the writer at the next memory flush
