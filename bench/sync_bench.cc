@@ -708,9 +708,9 @@ double Percentile(std::vector<double> v, double p) {
 
 // The sync's own account of its commits of `table` among `lines` (its debug lines, `tide -v`: "table T:
 // committed up to LSN (N snapshot(s)): prepare X ms (F flushes X1 ms, waits for compaction X2 ms), commit Y
-// ms, maintenance Z ms"): how many, and the median and largest duration of each step.
+// ms, partition expiry Z ms"): how many, and the median and largest duration of each step.
 std::string CommitSteps(const std::vector<std::string>& lines, const std::string& table) {
-  std::vector<double> prepare, flush, wait, commit, maintenance;
+  std::vector<double> prepare, flush, wait, commit, expiry;
   std::string needle = "table " + table + ": committed up to";
   for (const std::string& line : lines) {
     if (line.find(needle) == std::string::npos) continue;
@@ -722,15 +722,15 @@ std::string CommitSteps(const std::vector<std::string>& lines, const std::string
     flush.push_back(value(" flushes "));
     wait.push_back(value("waits for compaction "));
     commit.push_back(value("commit "));
-    maintenance.push_back(value("maintenance "));
+    expiry.push_back(value("partition expiry "));
   }
   if (prepare.empty()) return "no commit lines";
   auto max = [](const std::vector<double>& v) { return *std::max_element(v.begin(), v.end()); };
   return fmt::format("{} commits of {}; median (max) ms: prepare {:.0f} ({:.0f}) of which flushes {:.0f} ({:.0f}) and "
-                     "waits for compaction {:.0f} ({:.0f}), commit {:.0f} ({:.0f}), maintenance {:.0f} ({:.0f})",
+                     "waits for compaction {:.0f} ({:.0f}), commit {:.0f} ({:.0f}), partition expiry {:.0f} ({:.0f})",
                      prepare.size(), table, Percentile(prepare, 0.5), max(prepare), Percentile(flush, 0.5), max(flush),
                      Percentile(wait, 0.5), max(wait), Percentile(commit, 0.5), max(commit),
-                     Percentile(maintenance, 0.5), max(maintenance));
+                     Percentile(expiry, 0.5), max(expiry));
 }
 
 std::string Mb(int64_t kb) { return fmt::format("{:.0f} MB", kb / 1024.0); }

@@ -1100,7 +1100,7 @@ Status TableWrite::AwaitFlushes(size_t keep, bool finished_only) {
     auto [files, micros] = oldest.files.get();
     BucketWriter* w = oldest.writer;
     flushes_in_flight_.pop_front();
-    metrics_.flush_micros += micros;
+    metrics_.flush_ahead_micros += micros;
     // The files of flushes that worked are booked also after one failed, so Abort removes them.
     Status booked = files.ok() ? AddFlushedFiles(w, std::move(*files), /*memory_flush=*/true) : files.status();
     if (!booked.ok() && first.ok()) first = booked;

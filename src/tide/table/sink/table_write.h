@@ -178,7 +178,8 @@ struct TableWriteMetrics {
   int64_t compactions = 0;          // compaction results taken
   int64_t compaction_waits = 0;     // times a flush or commit waited for a running compaction
   int64_t compaction_wait_micros = 0;  // time those waits took
-  int64_t flush_micros = 0;         // time spent flushing buffers into files (waits for compaction aside)
+  int64_t flush_micros = 0;         // time the writer's thread spent flushing buffers into files (waits for compaction aside)
+  int64_t flush_ahead_micros = 0;   // time the flush thread spent on flushes ahead (booked ones)
   int64_t compacted_files_before = 0;
   int64_t compacted_files_after = 0;
   int64_t compactions_given_up = 0;  // bucket-unaware merges that failed and were dropped (logged)
