@@ -744,9 +744,14 @@ Result<Row> DeserializeBinaryRow(std::string_view serialized, std::span<const Da
 std::string SerializeBinaryRow(std::string_view row_bytes, int32_t arity) {
   std::string out;
   out.reserve(4 + row_bytes.size());
-  AppendBE<int32_t>(&out, arity);
-  out.append(row_bytes);
+  SerializeBinaryRowInto(row_bytes, arity, &out);
   return out;
+}
+
+void SerializeBinaryRowInto(std::string_view row_bytes, int32_t arity, std::string* out) {
+  out->clear();
+  AppendBE<int32_t>(out, arity);
+  out->append(row_bytes);
 }
 
 Result<std::string> EncodeSerializedBinaryRow(std::span<const Datum> values, std::span<const DataType> types) {

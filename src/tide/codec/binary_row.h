@@ -43,6 +43,9 @@ enum class RowKind : uint8_t {
   kDelete = 3,        // -D
 };
 
+// -U and -D: the kinds that retract a row.
+inline bool IsRetraction(RowKind kind) { return kind == RowKind::kUpdateBefore || kind == RowKind::kDelete; }
+
 // Bytes of the header plus null bit set: ((arity + 63 + 8) / 64) * 8, i.e. 8 for up to 56 fields.
 int32_t BinaryRowNullBitsSize(int32_t arity);
 // Bytes of the fixed part: the null bits plus one 8-byte slot per field.
@@ -91,6 +94,8 @@ Result<SerializedBinaryRow> SplitSerializedBinaryRow(std::string_view serialized
 Result<Row> DeserializeBinaryRow(std::string_view serialized, std::span<const DataType> types);
 // `[4-byte BE arity][row_bytes]`.
 std::string SerializeBinaryRow(std::string_view row_bytes, int32_t arity);
+// The same into `*out`, which it replaces (reusing its capacity: no allocation per row).
+void SerializeBinaryRowInto(std::string_view row_bytes, int32_t arity, std::string* out);
 // Encodes `values` and returns the serialized form, as Java's serializeBinaryRow writes it.
 Result<std::string> EncodeSerializedBinaryRow(std::span<const Datum> values, std::span<const DataType> types);
 

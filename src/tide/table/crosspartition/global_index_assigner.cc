@@ -3,11 +3,6 @@
 #include <algorithm>
 
 namespace tide {
-namespace {
-
-bool IsRetraction(RowKind kind) { return kind == RowKind::kUpdateBefore || kind == RowKind::kDelete; }
-
-}  // namespace
 
 bool IsCrossPartitionUpdate(const TableSchema& schema) {
   if (!schema.HasPrimaryKey() || schema.partition_keys.empty()) return false;

@@ -82,7 +82,6 @@ class KeyHashTable {
   // every one does, and waits for a page walk before its cache miss).
   class SlotArray {
    public:
-    SlotArray() = default;
     explicit SlotArray(size_t n);
     ~SlotArray();
     SlotArray(const SlotArray&) = delete;

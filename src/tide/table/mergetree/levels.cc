@@ -89,12 +89,12 @@ Result<bool> Levels::AddAtMaxLevelIfApart(std::vector<DataFileMeta>* files) {
     Status inserted = Insert(std::move(decoded[i]));
     if (!inserted.ok()) {
       // Not for a flush's disjoint files; should it happen, undo what was added: level 0 serves.
-      for (size_t j = 0; j < i; ++j) {
-        auto& run = levels_[static_cast<size_t>(max_level - 1)].files;
-        run.erase(std::remove_if(run.begin(), run.end(),
-                                 [&](const LevelFile& lf) { return lf.meta.file_name == (*files)[j].file_name; }),
-                  run.end());
-      }
+      auto added = [&](const LevelFile& lf) {
+        return std::any_of(files->begin(), files->begin() + static_cast<std::ptrdiff_t>(i),
+                           [&](const DataFileMeta& f) { return f.file_name == lf.meta.file_name; });
+      };
+      auto& run = levels_[static_cast<size_t>(max_level - 1)].files;
+      run.erase(std::remove_if(run.begin(), run.end(), added), run.end());
       for (auto& f : *files) f.level = 0;
       return false;
     }

@@ -280,8 +280,6 @@ void ApplyWriterOverrides(const TableWriteConfig& config, CoreOptions* options) 
   }
 }
 
-bool IsRetraction(RowKind kind) { return kind == RowKind::kUpdateBefore || kind == RowKind::kDelete; }
-
 }  // namespace
 
 Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::string table_path, TableSchema schema,
@@ -681,12 +679,9 @@ Status TableWrite::WriteCrossPartitionKeyed(RowKind kind, Row&& row, uint32_t ke
 
 Result<const std::string*> TableWrite::PartitionOf(const Row& row) {
   if (partition_indices_.empty()) return &unpartitioned_;
-  // Serialized in place (no string made per row): the arity, then the BinaryRow.
   Status st = partition_writer_->WriteProjected(row, partition_indices_, &scratch_partition_row_);
   if (!st.ok()) return st.WithContext("table " + table_name_ + ", partition columns");
-  scratch_partition_.clear();
-  AppendBE<int32_t>(&scratch_partition_, static_cast<int32_t>(partition_indices_.size()));
-  scratch_partition_.append(scratch_partition_row_);
+  SerializeBinaryRowInto(scratch_partition_row_, static_cast<int32_t>(partition_indices_.size()), &scratch_partition_);
   return &scratch_partition_;
 }
 
