@@ -121,8 +121,11 @@ std::string HistoryBreak(const std::string& table_path) {
   return "";
 }
 
-// `tide_compacts`: the sync compacts too (not write-only).
-void RunWhileJavaCompacts(const std::string& db, const std::vector<std::string>& table_conf, bool tide_compacts) {
+// `tide_compacts`: the sync compacts too (not write-only). `slow_check_millis`: Java's snapshot commits
+// wait that long between their check that the snapshot is absent and their rename (the interop CLI's
+// --slow-snapshot-check-millis), so that the sync's snapshots are replaced, and repaired, again and again.
+void RunWhileJavaCompacts(const std::string& db, const std::vector<std::string>& table_conf, bool tide_compacts,
+                          int slow_check_millis = 0) {
   ASSERT_TRUE(Server().CreateDatabase(db).ok());
   tide::testing::TempDir dir;
   const std::string w = dir.path() + "/lake";
@@ -187,6 +190,10 @@ void RunWhileJavaCompacts(const std::string& db, const std::vector<std::string>&
   std::vector<std::vector<std::string>> commands;
   for (int i = 0; i < 6; ++i) {
     commands.push_back({"compact", "--warehouse", w, "--table", "shop.orders", "--full"});
+    if (slow_check_millis > 0) {
+      commands.back().push_back("--slow-snapshot-check-millis");
+      commands.back().push_back(std::to_string(slow_check_millis));
+    }
     commands.push_back({"sleep", "--millis", "300"});
   }
   std::vector<JavaResult> compactions = RunJavaBatch(commands);
@@ -240,6 +247,10 @@ void RunWhileJavaCompacts(const std::string& db, const std::vector<std::string>&
     ++replaced;
   }
   std::cerr << replaced << " snapshot(s) of the sync replaced by Java's and repaired\n";
+  if (slow_check_millis > 0 && !tide_compacts) {
+    EXPECT_GT(replaced, 0u) << "Java's commits waited up to " << slow_check_millis << " ms between check and rename, the "
+                            << "sync committed every 100 ms, and no snapshot of the sync was replaced\n" << log;
+  }
   ASSERT_TRUE(after[0].ok) << after[0].error;
   EXPECT_EQ(Rows(after[0].lines), PgRows(db)) << "Java's read of the latest snapshot";
   // Java's compactions are in the table's history, between the sync's commits.
@@ -259,6 +270,19 @@ TEST(JavaCompactsSyncTest, JavaCompactsAWriteOnlyTableWhileTheSyncWritesIt) {
 
 TEST(JavaCompactsSyncTest, JavaAndTheSyncBothCompactTheSameTable) {
   RunWhileJavaCompacts("interop_java_compacts_both", {"num-sorted-run.compaction-trigger=2"}, true);
+}
+
+// Java's rename replaces a snapshot of the sync's on almost every compaction it commits: its window
+// between check and rename is widened to up to 250 ms (longer than the sync's commit interval) and ends
+// right after the sync creates the snapshot, before the sync's next step (its COMPACT snapshot, whose
+// compaction then loses to Java's). The sync finds each replaced snapshot, commits its files again
+// before its writer re-reads the table, and the table stays equal to PostgreSQL.
+TEST(JavaCompactsSyncTest, SnapshotsJavaReplacesAreRepaired) {
+  RunWhileJavaCompacts("interop_java_replaces", {"num-sorted-run.compaction-trigger=2"}, true, 250);
+}
+
+TEST(JavaCompactsSyncTest, SnapshotsJavaReplacesOnAWriteOnlyTableAreRepaired) {
+  RunWhileJavaCompacts("interop_java_replaces_write_only", {"write-only=true"}, false, 250);
 }
 
 }  // namespace

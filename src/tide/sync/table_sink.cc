@@ -131,8 +131,15 @@ Status TableSink::RenewMaintenance() {
 }
 
 Status TableSink::NewWriter(bool for_overwrite) {
-  if (write_) write_->Abort();
+  int64_t sequence_floor = 0;
+  if (write_) {
+    sequence_floor = write_->NextSequenceFloor();
+    write_->Abort();
+  }
   renew_writer_ = false;
+  // The new writer restores from the latest snapshot: should a snapshot of the last commit be found
+  // replaced later, its files come back after that snapshot and the writer does not hold them.
+  renewed_since_commit_ = !for_overwrite;
   TIDE_RETURN_IF_ERROR(RenewMaintenance());
   TableWriteConfig config;
   config.table_name = table_name_;
@@ -145,6 +152,7 @@ Status TableSink::NewWriter(bool for_overwrite) {
   config.sorted_runs_beyond_trigger = static_cast<int32_t>(std::clamp<int64_t>(slack_commits, 3, 1000));
   config.compact_unaware_append = true;  // a long-running writer, as Flink's streaming sink
   config.flush_ahead = true;             // memory flushes (a copy, a catch-up) overlap the next rows
+  config.sequence_floor = sequence_floor;  // rows of the new writer sort above the old one's
   TIDE_ASSIGN_OR_RETURN(write_, TableWrite::Create(fs_, table_path_, schema_, commit_user_, config));
   return Status::OK();
 }
@@ -602,8 +610,7 @@ Status TableSink::Evolve(const SourceRelation& relation, Lsn last_complete_lsn, 
     for (int k : key_columns_) key_types.push_back(schema_.fields[static_cast<size_t>(k)].type);
     key_writer_ = std::make_unique<BinaryRowWriter>(std::move(key_types));
   }
-  Status s = NewWriter();
-  if (!s.ok()) return Fail(s);
+  TIDE_RETURN_IF_ERROR(RenewWriterAfterCommit());
   return CheckSource(relation);
 }
 
@@ -1064,7 +1071,27 @@ Status TableSink::RecheckCommit() {
                 table_name_, fmt::join(recheck->replaced, ", "),
                 recheck->recommitted ? fmt::format("their files are committed again as snapshot {}", *recheck->recommitted)
                                      : std::string("the table holds their files"));
-  if (recheck->recommitted) committed_.snapshot_id = *recheck->recommitted;
+  if (recheck->recommitted) {
+    committed_.snapshot_id = *recheck->recommitted;
+    if (renewed_since_commit_) {
+      // The writer restored from the snapshot that replaced ours: it does not hold the files just
+      // committed again, so its compactions could drop a delete while an older version of the row
+      // stays in one of them. Re-read the table; with changes pending (a replacement that landed long
+      // after the snapshot it replaced), stop instead: a restart resumes from the committed positions.
+      if (pending_) {
+        return Fail(Status::Conflict(
+            "table {}: snapshot(s) {} of this sync were replaced by another committer's snapshot file after "
+            "the writer re-read the table; their files are committed again as snapshot {}, and the changes "
+            "since cannot be written by a writer that does not hold them. Restart the sync: it resumes from "
+            "the committed positions (run one committer per table, or a file system whose rename does not "
+            "replace, to avoid this)",
+            table_name_, fmt::join(recheck->replaced, ", "), *recheck->recommitted));
+      }
+      Status s = NewWriter();
+      if (!s.ok()) return Fail(s);
+      return Status::OK();
+    }
+  }
   if (recheck->compaction_lost) {
     // The writer's levels hold the lost compaction's files: re-read the table, once nothing is pending.
     if (pending_) {
@@ -1074,6 +1101,18 @@ Status TableSink::RecheckCommit() {
       if (!s.ok()) return Fail(s);
     }
   }
+  return Status::OK();
+}
+
+Status TableSink::RenewWriterAfterCommit() {
+  // Another committer may have replaced a snapshot just made (Java on a local file system renames over
+  // a snapshot created after its check; a compaction of the writer lost to such a snapshot, often to the
+  // very one that replaced ours): its files are committed again first, so the new writer restores a
+  // table that holds them.
+  TIDE_RETURN_IF_ERROR(RecheckCommit());
+  if (renewed_since_commit_) return Status::OK();  // the recheck made it anew
+  Status s = NewWriter();  // clears renew_writer_
+  if (!s.ok()) return Fail(s);
   return Status::OK();
 }
 
@@ -1131,20 +1170,14 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn, const std:
     if (truncate_) s = s.WithContext("applying a TRUNCATE of " + source_table_);
     return Fail(s);
   }
-  if (truncate_) {
-    // The writer knew nothing of the files the overwrite replaced; after it, the table is what it wrote.
-    truncate_ = false;
-    Status s = NewWriter();
-    if (!s.ok()) return Fail(s);
-  } else if (result->compaction_lost || renew_writer_) {
-    // The rows are in (the APPEND snapshot); the writer's levels are not what the table holds.
-    if (result->compaction_lost) {
-      TIDE_LOG_WARN("table {}: a compaction was given up, another writer compacted the same files first ({}); "
-                    "its files are left for orphan removal and the writer re-reads the table",
-                    table_name_, result->compaction_lost->message());
-    }
-    Status s = NewWriter();  // clears renew_writer_
-    if (!s.ok()) return Fail(s);
+  // The writer is made anew after an overwrite (it knew nothing of the files replaced) or a lost
+  // compaction (its levels are not what the table holds).
+  const bool renew = truncate_ || result->compaction_lost || renew_writer_;
+  truncate_ = false;
+  if (result->compaction_lost) {
+    TIDE_LOG_WARN("table {}: a compaction was given up, another writer compacted the same files first ({}); "
+                  "its files are left for orphan removal and the writer re-reads the table",
+                  table_name_, result->compaction_lost->message());
   }
   if (result->outcome == CommitOutcome::kAlreadyCommitted && pending_) {
     return Fail(Status::Conflict(
@@ -1160,6 +1193,8 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn, const std:
   pending_ = false;
   recent_.Reset();
   committed_plan_.reset();
+  renewed_since_commit_ = false;
+  if (renew) TIDE_RETURN_IF_ERROR(RenewWriterAfterCommit());
   auto committed_at = std::chrono::steady_clock::now();
   if (!result->snapshot_ids.empty() && maintenance_) {
     // The commit stands whatever maintenance does: a failure is logged and retried after the next one.
@@ -1170,8 +1205,7 @@ Status TableSink::Commit(Lsn commit_lsn, std::optional<Lsn> copy_lsn, const std:
       TIDE_LOG_WARN("table {}: partition expiry after a commit failed: {}", table_name_, dropped.status().ToString());
     } else if (!dropped->empty()) {
       // Expired partitions are gone: the writer's buckets and key index must not hold them any more.
-      Status renewed = NewWriter();
-      if (!renewed.ok()) return Fail(renewed);
+      TIDE_RETURN_IF_ERROR(RenewWriterAfterCommit());
     }
     // Snapshot expiry and tags on the maintenance thread: this commit does not wait for them.
     maintenance_->Request();

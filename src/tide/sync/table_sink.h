@@ -207,6 +207,9 @@ class TableSink {
   // committed again at once; a lost compaction renews the writer (after the next commit when changes
   // are pending). Called before each commit and before the source is told a position is durable.
   Status RecheckCommit();
+  // After a commit, with nothing pending: RecheckCommit, then a new writer restored from the latest
+  // snapshot (unless the recheck made one).
+  Status RenewWriterAfterCommit();
 
   // Commits what is buffered as holding every source transaction up to `commit_lsn`. With `copy_lsn`
   // the commit also completes the initial copy taken at that position (and is made even when the table
@@ -307,6 +310,9 @@ class TableSink {
   bool remember_rows_ = true;  // MayNeedRecentRows()
   bool pending_ = false;
   bool renew_writer_ = false;  // a recheck found a compaction of the writer lost while changes were pending
+  // The writer was made anew (restored from the latest snapshot) after the last commit: a snapshot of
+  // that commit found replaced later has files the writer does not hold.
+  bool renewed_since_commit_ = false;
   bool truncate_ = false;  // the next commit overwrites the table
   // A cross-partition update table: the key index routes deletes, so a key-only delete need not
   // compute partition columns.

@@ -729,6 +729,7 @@ Result<TableWrite::BucketWriter*> TableWrite::CreateBucketWriter(std::string key
   if (num_buckets_ != -1 || dynamic_index_ || cross_partition_) {
     TIDE_ASSIGN_OR_RETURN(restored, RestoredBucketOf(key));
     if (restored) next_sequence = restored->max_sequence + 1;
+    next_sequence = std::max(next_sequence, config_.sequence_floor);
   } else if (append_compaction_enabled()) {
     TIDE_ASSIGN_OR_RETURN(restored, RestoredBucketOf(key));  // its files, for compaction alone
   }
@@ -1465,6 +1466,12 @@ void TableWrite::CloseIdleWriters() {
     if (last_writer_ == w) last_writer_ = nullptr;
     it = writers_.erase(it);
   }
+}
+
+int64_t TableWrite::NextSequenceFloor() const {
+  int64_t floor = config_.sequence_floor;
+  for (const auto& [key, w] : writers_) floor = std::max(floor, w->next_sequence);
+  return floor;
 }
 
 void TableWrite::Abort() {

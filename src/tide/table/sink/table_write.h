@@ -156,6 +156,12 @@ struct TableWriteConfig {
   // there. For a writer that takes many rows at once (the sync's initial copy, its catch-up);
   // rows-buffered buckets flush in place.
   bool flush_ahead = false;
+  // The lowest sequence number a bucket writer of a primary-key or bucketed table starts at, above what
+  // its restored files hold: a writer that replaces another of the same table (TableWrite::
+  // NextSequenceFloor of the one it replaces) numbers every row above the rows the other wrote, even
+  // when the snapshot it restores from lacks some of their files (a snapshot another committer replaced,
+  // whose files are committed again later): a later change of a key never sorts below an earlier one.
+  int64_t sequence_floor = 0;
 };
 
 // The data files of the buckets a writer compacts (their levels), as of its last flush or commit.
@@ -237,6 +243,9 @@ class TableWrite {
   // Drops every buffered row and deletes the files written since the last PrepareCommit (waiting for a
   // running compaction first). The writer then starts afresh from the latest snapshot.
   void Abort();
+  // Above every sequence number this writer gave a row (and its restored files hold, for the buckets it
+  // opened): a replacing writer's TableWriteConfig::sequence_floor.
+  int64_t NextSequenceFloor() const;
 
   // Goes on under `next`, a later schema of the table, keeping everything written so far: every
   // buffer is flushed into files of the current schema and running compactions finish; the rows that

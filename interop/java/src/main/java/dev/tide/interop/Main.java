@@ -4,7 +4,9 @@
 //   read    --warehouse W --table db.t [--snapshot N | --tag NAME | --incremental S1,S2]
 //           [--print-snapshot] [--row-kinds] [--stream-changelog [--from-snapshot N] [--max-rows N]]
 //   write   --warehouse W --spec FILE.json
-//   compact --warehouse W --table db.t [--full]
+//   compact --warehouse W --table db.t [--full] [--slow-snapshot-check-millis N]
+//           (N: its snapshot rename waits N ms between checking that the new snapshot is absent and
+//           moving onto it, widening the window in which another process's snapshot is replaced)
 //   expire-snapshots --warehouse W --table db.t --retain-max N [--retain-min N]
 //   expire-by-options --warehouse W --table db.t   (snapshot then changelog expiry with the table's options)
 //   create-tag --warehouse W --table db.t --tag NAME [--snapshot N]
@@ -95,8 +97,8 @@ public final class Main {
         Writes.writeSpec(require(opts, "warehouse"), require(opts, "spec"), out);
         break;
       case "compact":
-        Writes.compact(Tables.load(require(opts, "warehouse"), require(opts, "table")), opts.containsKey("full"),
-            out);
+        Writes.compact(Tables.load(require(opts, "warehouse"), require(opts, "table"),
+            Long.parseLong(opts.getOrDefault("slow-snapshot-check-millis", "0"))), opts.containsKey("full"), out);
         break;
       case "expire-snapshots":
         Writes.expire(Tables.load(require(opts, "warehouse"), require(opts, "table")),

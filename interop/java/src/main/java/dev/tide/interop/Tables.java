@@ -8,6 +8,7 @@ import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.options.Options;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.FileStoreTableFactory;
 
 final class Tables {
   private Tables() {}
@@ -23,5 +24,13 @@ final class Tables {
     try (Catalog catalog = catalog(warehouse)) {
       return (FileStoreTable) catalog.getTable(Identifier.fromString(table));
     }
+  }
+
+  // The table on a file system whose snapshot renames wait `millis` between their check that the new
+  // snapshot is absent and their move (SlowSnapshotCheckFileIO); 0: load(warehouse, table).
+  static FileStoreTable load(String warehouse, String table, long slowSnapshotCheckMillis) throws Exception {
+    FileStoreTable loaded = load(warehouse, table);
+    if (slowSnapshotCheckMillis <= 0) return loaded;
+    return FileStoreTableFactory.create(new SlowSnapshotCheckFileIO(slowSnapshotCheckMillis), loaded.location());
   }
 }
