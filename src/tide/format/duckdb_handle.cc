@@ -1,11 +1,19 @@
 #include "tide/format/duckdb_handle.h"
 
+#include <atomic>
+#include <mutex>
 #include <string>
 
 namespace tide {
 
 struct DuckDatabaseBox {
   duckdb_database db = nullptr;
+  // What to open and how (DuckDB::OpenLater opens on first use, once, under `once`).
+  std::string path;
+  DuckConfig config;
+  std::once_flag once;
+  std::atomic<bool> attempted{false};
+  Status opened;
   ~DuckDatabaseBox() {
     if (db != nullptr) duckdb_close(&db);
   }
@@ -443,22 +451,24 @@ void DuckConnection::Interrupt() {
 
 // ---- DuckDB ----
 
-Result<DuckDB> DuckDB::Open(const std::string& path, const DuckConfig& config) {
+namespace {
+
+// Opens `box`'s database (box->path, box->config) into box->db.
+Status OpenBox(DuckDatabaseBox* box) {
   duckdb_config cfg = nullptr;
   if (duckdb_create_config(&cfg) != DuckDBSuccess) return Status::Internal("cannot create a DuckDB config");
   // Tide is one binary with the extensions it needs built in: DuckDB must never fetch one from the
   // network when a query names a function of another (httpfs for an https:// path, say).
   DuckConfig effective = {{"autoinstall_known_extensions", "false"}};
-  effective.insert(effective.end(), config.begin(), config.end());
+  effective.insert(effective.end(), box->config.begin(), box->config.end());
   for (const auto& [name, value] : effective) {
     if (duckdb_set_config(cfg, name.c_str(), value.c_str()) != DuckDBSuccess) {
       duckdb_destroy_config(&cfg);
       return Status::InvalidArgument("DuckDB rejects the option {} = {}: check its name and value", name, value);
     }
   }
-  auto box = std::make_shared<DuckDatabaseBox>();
   char* error = nullptr;
-  const char* open_path = path.empty() ? ":memory:" : path.c_str();
+  const char* open_path = box->path.empty() ? ":memory:" : box->path.c_str();
   duckdb_state state = duckdb_open_ext(open_path, &box->db, cfg, &error);
   duckdb_destroy_config(&cfg);
   if (state != DuckDBSuccess) {
@@ -467,15 +477,41 @@ Result<DuckDB> DuckDB::Open(const std::string& path, const DuckConfig& config) {
     box->db = nullptr;
     return Status::IOError("cannot open DuckDB database {}: {}", open_path, message);
   }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<DuckDB> DuckDB::Open(const std::string& path, const DuckConfig& config) {
+  DuckDB db = OpenLater(path, config);
+  TIDE_RETURN_IF_ERROR(db.EnsureOpen());
+  return db;
+}
+
+DuckDB DuckDB::OpenLater(const std::string& path, const DuckConfig& config) {
+  auto box = std::make_shared<DuckDatabaseBox>();
+  box->path = path;
+  box->config = config;
   DuckDB db;
   db.database_ = std::move(box);
   return db;
 }
 
-duckdb_database DuckDB::raw() const { return database_ ? database_->db : nullptr; }
+Status DuckDB::EnsureOpen() const {
+  if (!database_) return Status::Internal("use of a DuckDB database that is not open");
+  DuckDatabaseBox* box = database_.get();
+  std::call_once(box->once, [box] {
+    box->opened = OpenBox(box);
+    box->attempted.store(true, std::memory_order_release);
+  });
+  return box->opened;
+}
+
+duckdb_database DuckDB::raw() const { return database_ && EnsureOpen().ok() ? database_->db : nullptr; }
 
 Result<DuckConnection> DuckDB::Connect() const {
   if (!database_) return Status::Internal("connect to a DuckDB database that is not open");
+  TIDE_RETURN_IF_ERROR(EnsureOpen());
   DuckConnection conn;
   if (duckdb_connect(database_->db, &conn.conn_) != DuckDBSuccess) {
     return Status::Internal("cannot open a DuckDB connection");
@@ -485,6 +521,8 @@ Result<DuckConnection> DuckDB::Connect() const {
 }
 
 Status DuckDB::ForgetFiles() const {
+  // A database opened later and not opened yet has opened no file.
+  if (database_ && !database_->attempted.load(std::memory_order_acquire)) return Status::OK();
   TIDE_ASSIGN_OR_RETURN(DuckConnection conn, Connect());
   // Setting it (even to its current value) clears the map of cached files (DuckDB 1.4's
   // ExternalFileCache::SetEnabled).

@@ -223,13 +223,18 @@ class DuckConnection {
 // {"memory_limit", "1GB"}, {"access_mode", "READ_ONLY"}, {"allow_unsigned_extensions", "false"}...
 using DuckConfig = std::vector<std::pair<std::string, std::string>>;
 
-// An open DuckDB database (in memory for ":memory:" or an empty path, else a database file).
+// A DuckDB database (in memory for ":memory:" or an empty path, else a database file), open, or opened
+// on first use (OpenLater). Thread-safety: const methods from any thread (the first use opens it once).
 class DuckDB {
  public:
   DuckDB() = default;
   static Result<DuckDB> Open(const std::string& path = ":memory:", const DuckConfig& config = {});
+  // The same database, opened on first use (raw, Connect), once, by whichever thread comes first: for
+  // owners that may never need it (a writer whose files Tide's own Parquet encoder writes), so that
+  // creating them does not wait for DuckDB's start. An error opening it is returned by each use.
+  static DuckDB OpenLater(const std::string& path = ":memory:", const DuckConfig& config = {});
 
-  duckdb_database raw() const;
+  duckdb_database raw() const;  // nullptr when the database could not be opened
   explicit operator bool() const { return database_ != nullptr; }
   // A new connection; use one per thread.
   Result<DuckConnection> Connect() const;
@@ -240,6 +245,7 @@ class DuckDB {
   Status ForgetFiles() const;
 
  private:
+  Status EnsureOpen() const;  // opens a database of OpenLater, once
   std::shared_ptr<DuckDatabaseBox> database_;  // closed when the last owner goes
 };
 

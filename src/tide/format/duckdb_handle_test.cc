@@ -136,6 +136,38 @@ TEST(DuckDbHandleTest, ConnectionsOutliveTheirDatabaseHandleAndRunInParallel) {
   EXPECT_EQ(ok, std::vector<int>(4, 1));
 }
 
+// OpenLater opens on first use with its options; the first of several threads opens it once; a bad
+// option fails every use, not the creation; ForgetFiles before any use opens nothing.
+TEST(DuckDbHandleTest, OpenLaterOpensOnFirstUse) {
+  DuckDB later = DuckDB::OpenLater(":memory:", {{"enable_external_file_cache", "false"}});
+  EXPECT_TRUE(later.ForgetFiles().ok());
+  std::vector<std::thread> threads;
+  std::vector<int> ok(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      auto c = later.Connect();
+      if (!c.ok()) return;
+      auto r = c->Query("SELECT current_setting('enable_external_file_cache')::VARCHAR");
+      if (!r.ok()) return;
+      DuckDataChunk chunk = r->FetchChunk();
+      if (!chunk || chunk.size() != 1) return;
+      auto* s = static_cast<duckdb_string_t*>(duckdb_vector_get_data(chunk.column(0)));
+      ok[t] = std::string(duckdb_string_t_data(s), duckdb_string_t_length(*s)) == "false";
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(ok, std::vector<int>(4, 1));
+  EXPECT_NE(later.raw(), nullptr);
+  EXPECT_TRUE(later.ForgetFiles().ok());
+
+  DuckDB bad = DuckDB::OpenLater(":memory:", {{"no_such_option_at_all", "1"}});
+  auto refused = bad.Connect();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("no_such_option_at_all"), std::string::npos) << refused.status().ToString();
+  EXPECT_FALSE(bad.Connect().ok());
+  EXPECT_EQ(bad.raw(), nullptr);
+}
+
 TEST(DuckDbHandleTest, LogicalTypeNames) {
   DuckLogicalType dec(duckdb_create_decimal_type(23, 5));
   EXPECT_EQ(dec.ToString(), "DECIMAL(23,5)");

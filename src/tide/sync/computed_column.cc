@@ -1130,8 +1130,16 @@ Result<Datum> ComputedColumn::Evaluate(const Row& row) const {
   if (function_ == ComputedFunction::kDateFormat && impl_->iso_date &&
       (root == TypeRoot::kDate || root == TypeRoot::kTimestamp)) {
     const int64_t day = root == TypeRoot::kDate ? input->as_int() : FloorDiv(input->as_timestamp().millis, kMillisPerDay);
+    // Rows in a row mostly share their day: the last day's text is kept (per thread; Evaluate is const).
+    thread_local int64_t last_day = std::numeric_limits<int64_t>::min();
+    thread_local char last_text[10];
+    if (day == last_day) return Datum(std::string_view(last_text, sizeof last_text));
     char text[10];
-    if (FormatIsoDate(day, text)) return Datum(std::string_view(text, sizeof text));
+    if (FormatIsoDate(day, text)) {
+      std::memcpy(last_text, text, sizeof text);
+      last_day = day;
+      return Datum(std::string_view(text, sizeof text));
+    }
   }
   if (IsTemporal(function_)) {
     Result<LocalDateTime> t = LocalDateTime{};

@@ -22,12 +22,9 @@ Result<std::unique_ptr<AppendCompactContext>> AppendCompactContext::Create(FileS
   c->table_name_ = std::move(table_name);
   c->schema_ = schema;
   TIDE_ASSIGN_OR_RETURN(c->write_context_.layout, DataFileLayout::Create(schema, options, c->table_name_));
-  TIDE_ASSIGN_OR_RETURN(c->write_context_.db, DuckDB::Open());
-  {
-    // Each input file is read once and then replaced: DuckDB's cache of file contents would only grow.
-    TIDE_ASSIGN_OR_RETURN(DuckConnection conn, c->write_context_.db.Connect());
-    TIDE_RETURN_IF_ERROR(conn.Execute("SET enable_external_file_cache = false"));
-  }
+  // Opened at the first compaction that needs it (not every writer compacts).
+  // Each input file is read once and then replaced: DuckDB's cache of file contents would only grow.
+  c->write_context_.db = DuckDB::OpenLater(":memory:", {{"enable_external_file_cache", "false"}});
   c->write_context_.creation_time_ms = std::move(creation_time_ms);
   c->schemas_ = std::make_unique<SchemaCache>(fs, table_path, schema);
   return c;

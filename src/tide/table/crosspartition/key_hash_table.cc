@@ -28,7 +28,7 @@ uint32_t LoadLength(const char* p) {
 
 }  // namespace
 
-KeyHashTable::SlotArray::SlotArray(size_t n) : size_(n) {
+KeyHashTable::SlotArray::SlotArray(size_t n, bool populate_ahead) : size_(n) {
   constexpr size_t kHugePage = size_t{2} << 20;
   const size_t bytes = n * sizeof(Slot);
   if (bytes >= kHugePage) {
@@ -40,6 +40,12 @@ KeyHashTable::SlotArray::SlotArray(size_t n) : size_(n) {
       const uintptr_t aligned = (reinterpret_cast<uintptr_t>(mapping) + kHugePage - 1) & ~(kHugePage - 1);
       data_ = reinterpret_cast<Slot*>(aligned);
       ::madvise(data_, bytes, MADV_HUGEPAGE);  // a hint: without it (or THP), 4 kB pages
+      if (populate_ahead) {
+#ifndef MADV_POPULATE_WRITE
+        constexpr int MADV_POPULATE_WRITE = 23;  // Linux 5.14; older kernels refuse it (EINVAL): no harm
+#endif
+        populating_ = std::thread([data = data_, bytes] { ::madvise(data, bytes, MADV_POPULATE_WRITE); });
+      }
       return;
     }
   }
@@ -47,6 +53,7 @@ KeyHashTable::SlotArray::SlotArray(size_t n) : size_(n) {
 }
 
 KeyHashTable::SlotArray::~SlotArray() {
+  if (populating_.joinable()) populating_.join();
   if (mapping_ != nullptr) {
     ::munmap(mapping_, mapping_bytes_);
   } else {
@@ -58,6 +65,7 @@ void KeyHashTable::SlotArray::swap(SlotArray& other) noexcept {
   std::swap(data_, other.data_);
   std::swap(size_, other.size_);
   std::swap(mapping_, other.mapping_);
+  std::swap(populating_, other.populating_);
   std::swap(mapping_bytes_, other.mapping_bytes_);
 }
 
@@ -128,8 +136,8 @@ uint32_t KeyHashTable::Store(std::string_view key) {
   return static_cast<uint32_t>(offset / 4 + 1);
 }
 
-void KeyHashTable::Rehash(size_t slots) {
-  SlotArray old(slots);
+void KeyHashTable::Rehash(size_t slots, bool populate_ahead) {
+  SlotArray old(slots, populate_ahead);
   old.swap(slots_);
   const size_t mask = slots_.size() - 1;
   // The old slots are read in order; the new ones are written at random: each is asked for a few
@@ -150,7 +158,9 @@ size_t KeyHashTable::SlotBytesFor(size_t keys) { return SlotsFor(keys) * sizeof(
 
 void KeyHashTable::Reserve(size_t keys) {
   const size_t slots = SlotsFor(keys);
-  if (slots > slots_.size()) Rehash(slots);
+  // Sized once for keys still to come: the pages are faulted in beside the caller, which meanwhile
+  // starts its copy.
+  if (slots > slots_.size()) Rehash(slots, /*populate_ahead=*/true);
 }
 
 Status KeyHashTable::Put(std::string_view key, uint32_t hash, PartitionBucket value) {

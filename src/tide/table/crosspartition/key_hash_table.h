@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "tide/base/result.h"
@@ -79,10 +80,14 @@ class KeyHashTable {
 
   // Zeroed slots. Arrays of 2 MiB or more are mapped on their own with transparent huge pages asked
   // for: a lookup at a random slot of tens of MB then rarely misses the TLB (with 4 kB pages nearly
-  // every one does, and waits for a page walk before its cache miss).
+  // every one does, and waits for a page walk before its cache miss). `populate_ahead`: a thread of its
+  // own faults the mapping's pages in (MADV_POPULATE_WRITE) while the owner goes on, so the owner's
+  // first touches of fresh memory (the kernel zeroing each page; in a virtual machine, often the host
+  // backing it too) do not all land on the owner's thread. The pages keep their contents whatever the
+  // order; the destructor waits for the thread.
   class SlotArray {
    public:
-    explicit SlotArray(size_t n);
+    explicit SlotArray(size_t n, bool populate_ahead = false);
     ~SlotArray();
     SlotArray(const SlotArray&) = delete;
     SlotArray& operator=(const SlotArray&) = delete;
@@ -96,12 +101,14 @@ class KeyHashTable {
     size_t size_ = 0;
     void* mapping_ = nullptr;  // the mapping data_ lies in, when mapped
     size_t mapping_bytes_ = 0;
+    std::thread populating_;  // faults the mapping in (populate_ahead)
   };
 
   std::string_view KeyAt(uint32_t ref) const;
   size_t Probe(std::string_view key, uint32_t hash) const;  // the key's slot, or the empty slot it would take
   uint32_t Store(std::string_view key);
-  void Rehash(size_t slots);  // moves every key into `slots` slots (a power of two)
+  // Moves every key into `slots` slots (a power of two); `populate_ahead` as SlotArray's.
+  void Rehash(size_t slots, bool populate_ahead = false);
 
   SlotArray slots_;
   size_t size_ = 0;

@@ -438,7 +438,8 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
 
   auto context = std::make_unique<DataFileWriteContext>();
   TIDE_ASSIGN_OR_RETURN(context->layout, DataFileLayout::Create(s, w->options_, name));
-  TIDE_ASSIGN_OR_RETURN(context->db, DuckDB::Open());
+  // DuckDB writes only the files Tide's own Parquet encoder cannot: opened if one comes.
+  context->db = DuckDB::OpenLater();
   context->creation_time_ms = w->config_.creation_time_ms;
   context->parallel_writes = ParquetCodecNamed(context->layout.parquet.compression).has_value() &&
                              ParquetFileEncoder::CanEncode(context->layout.columns);

@@ -130,13 +130,10 @@ Result<std::unique_ptr<CompactionContext>> CompactionContext::Create(FileSystem*
   c->table_name_ = std::move(table_name);
   c->schema_ = schema;
   TIDE_ASSIGN_OR_RETURN(c->write_context_.layout, DataFileLayout::Create(schema, options, c->table_name_));
-  TIDE_ASSIGN_OR_RETURN(c->write_context_.db, DuckDB::Open());
-  {
-    // Compaction reads each input file once and then the file is deleted: DuckDB's cache of file
-    // contents would only grow in a long-running writer.
-    TIDE_ASSIGN_OR_RETURN(DuckConnection conn, c->write_context_.db.Connect());
-    TIDE_RETURN_IF_ERROR(conn.Execute("SET enable_external_file_cache = false"));
-  }
+  // Opened at the first compaction that needs it (not every writer compacts).
+  // Compaction reads each input file once and then the file is deleted: DuckDB's cache of file
+  // contents would only grow in a long-running writer.
+  c->write_context_.db = DuckDB::OpenLater(":memory:", {{"enable_external_file_cache", "false"}});
   c->write_context_.creation_time_ms = std::move(creation_time_ms);
   TIDE_ASSIGN_OR_RETURN(c->lookup_, LookupOptionsOf(options, c->table_name_));
   if (c->lookup_.need_lookup) c->lookup_cache_ = std::make_unique<LookupFileCache>(c->lookup_.cache_bytes);
