@@ -1109,8 +1109,11 @@ Status TableSink::RenewWriterAfterCommit() {
   // a snapshot created after its check; a compaction of the writer lost to such a snapshot, often to the
   // very one that replaced ours): its files are committed again first, so the new writer restores a
   // table that holds them.
+  // The writer in place is replaced below whatever the recheck finds; a writer the recheck makes
+  // (a lost compaction) sets the flag again and serves.
+  renewed_since_commit_ = false;
   TIDE_RETURN_IF_ERROR(RecheckCommit());
-  if (renewed_since_commit_) return Status::OK();  // the recheck made it anew
+  if (renewed_since_commit_) return Status::OK();
   Status s = NewWriter();  // clears renew_writer_
   if (!s.ok()) return Fail(s);
   return Status::OK();

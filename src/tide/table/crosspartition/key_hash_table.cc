@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <system_error>
 
 namespace tide {
 namespace {
@@ -44,7 +45,11 @@ KeyHashTable::SlotArray::SlotArray(size_t n, bool populate_ahead) : size_(n) {
 #ifndef MADV_POPULATE_WRITE
         constexpr int MADV_POPULATE_WRITE = 23;  // Linux 5.14; older kernels refuse it (EINVAL): no harm
 #endif
-        populating_ = std::thread([data = data_, bytes] { ::madvise(data, bytes, MADV_POPULATE_WRITE); });
+        try {
+          populating_ = std::thread([data = data_, bytes] { ::madvise(data, bytes, MADV_POPULATE_WRITE); });
+        } catch (const std::system_error&) {
+          // No thread to spare: the pages are faulted in as keys land, as without populate_ahead.
+        }
       }
       return;
     }

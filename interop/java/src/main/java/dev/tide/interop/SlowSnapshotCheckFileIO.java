@@ -13,6 +13,7 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
+import java.util.concurrent.locks.LockSupport;
 
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.fs.local.LocalFileIO;
@@ -32,7 +33,7 @@ final class SlowSnapshotCheckFileIO extends LocalFileIO {
     target.getParentFile().mkdirs();
     if (target.exists()) return false;
     long deadline = System.nanoTime() + millis * 1_000_000L;
-    while (!target.exists() && System.nanoTime() < deadline) Thread.onSpinWait();
+    while (!target.exists() && System.nanoTime() < deadline) LockSupport.parkNanos(20_000);
     Files.move(toFile(src).toPath(), target.toPath(), StandardCopyOption.ATOMIC_MOVE);
     return true;
   }
