@@ -7,6 +7,8 @@
 #include <numeric>
 #include <system_error>
 
+#include "tide/base/thread_name.h"
+
 namespace tide {
 namespace {
 
@@ -46,7 +48,10 @@ KeyHashTable::SlotArray::SlotArray(size_t n, bool populate_ahead) : size_(n) {
         constexpr int MADV_POPULATE_WRITE = 23;  // Linux 5.14; older kernels refuse it (EINVAL): no harm
 #endif
         try {
-          populating_ = std::thread([data = data_, bytes] { ::madvise(data, bytes, MADV_POPULATE_WRITE); });
+          populating_ = std::thread([data = data_, bytes] {
+            SetCurrentThreadName("tide-keyindex");
+            ::madvise(data, bytes, MADV_POPULATE_WRITE);
+          });
         } catch (const std::system_error&) {
           // No thread to spare: the pages are faulted in as keys land, as without populate_ahead.
         }
