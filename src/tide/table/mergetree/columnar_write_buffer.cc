@@ -114,23 +114,31 @@ Status ColumnarWriteBuffer::Drain(const Consumer& merged, const Consumer* raw, b
   std::vector<uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0);
   const ColumnVector& first_key = columns_[static_cast<size_t>(keys.front())];
-  if (keys.size() == 1 && first_key.kind() == ColumnVector::Kind::kInt64) {
-    // The common key, one integer: compared without the generic path.
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+  // The common key, one integer: compared without the generic path.
+  const bool int_key = keys.size() == 1 && first_key.kind() == ColumnVector::Kind::kInt64;
+  auto same_key = [&](uint32_t a, uint32_t b) {
+    return int_key ? first_key.Int64(a) == first_key.Int64(b) : compare_keys(a, b) == 0;
+  };
+  // Rows often come in key order (an initial copy reads a table in its physical order, which follows
+  // its key when the keys grew with the inserts): checked first, a sorted buffer is not sorted again.
+  if (int_key) {
+    auto before = [&](uint32_t a, uint32_t b) {
       const int64_t x = first_key.Int64(a), y = first_key.Int64(b);
       if (x != y) return x < y;
       return sequences_.Int64(a) < sequences_.Int64(b);
-    });
+    };
+    if (!std::is_sorted(order.begin(), order.end(), before)) std::sort(order.begin(), order.end(), before);
   } else {
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    auto before = [&](uint32_t a, uint32_t b) {
       const int c = compare_keys(a, b);
       if (c != 0) return c < 0;
       return sequences_.Int64(a) < sequences_.Int64(b);
-    });
+    };
+    if (!std::is_sorted(order.begin(), order.end(), before)) std::sort(order.begin(), order.end(), before);
   }
   if (raw && raw_is_merged) {
     bool distinct = true;
-    for (size_t i = 1; distinct && i < n; ++i) distinct = compare_keys(order[i - 1], order[i]) != 0;
+    for (size_t i = 1; distinct && i < n; ++i) distinct = !same_key(order[i - 1], order[i]);
     if (distinct) {
       *raw_is_merged = true;
       raw = nullptr;
@@ -142,7 +150,7 @@ Status ColumnarWriteBuffer::Drain(const Consumer& merged, const Consumer* raw, b
   size_t i = 0;
   while (i < n) {
     size_t j = i + 1;
-    while (j < n && compare_keys(order[i], order[j]) == 0) ++j;
+    while (j < n && same_key(order[i], order[j])) ++j;
     if (j - i == 1) {
       out.push_back(order[i]);
     } else {

@@ -67,15 +67,18 @@ TEST(ColumnarWriteBufferTest, DrainsWhatTheRowBufferDrains) {
       spec.merge = merge->get();
       ASSERT_TRUE(ColumnarWriteBuffer::Supports(spec, schema.fields));
       WriteBufferMemory memory(int64_t{1} << 40);
-      for (bool distinct : {false, true}) {
+      // Random keys; distinct keys; and keys already in order, repeated, with ascending sequence numbers
+      // (a buffer drained without sorting).
+      for (int mode : {0, 1, 2}) {
+        const bool distinct = mode == 1, in_order = mode == 2;
         WriteBuffer rows(&spec, &memory);
         ColumnarWriteBuffer columns(&spec, schema.fields, ignore_delete, &memory);
         const int n = 3000;
         std::vector<int64_t> sequences(n);
         for (int i = 0; i < n; ++i) sequences[i] = i * 3;
-        std::shuffle(sequences.begin(), sequences.end(), rng);  // sequences out of insertion order
+        if (!in_order) std::shuffle(sequences.begin(), sequences.end(), rng);  // sequences out of insertion order
         for (int i = 0; i < n; ++i) {
-          const int64_t key = distinct ? i : static_cast<int64_t>(rng() % 400) - 200;
+          const int64_t key = distinct ? i : in_order ? i / 3 - 200 : static_cast<int64_t>(rng() % 400) - 200;
           Row row = composite ? Row{Datum("k" + std::to_string(key % 7)), Datum(key), Datum(static_cast<double>(rng() % 100) - 50),
                                     rng() % 5 == 0 ? Datum() : Datum(TimestampValue::FromMicros(static_cast<int64_t>(rng() % 1000000000)))}
                               : Row{Datum(key * 1000003), rng() % 5 == 0 ? Datum() : Datum("v" + std::to_string(rng() % 10)),
