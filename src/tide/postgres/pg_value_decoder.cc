@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -283,6 +284,48 @@ bool IsNumericText(std::string_view s) {
     }
   }
   return digits;
+}
+
+// Binary numeric (numeric_send) straight to the unscaled value of DECIMAL(precision, scale): what
+// ParseExactDecimal(NumericBinaryToText(b), precision, scale) gives, without the text. False for
+// anything else (NaN and infinities, malformed values, fraction digits past the scale, a value too
+// wide): those take the text path, which names the problem.
+bool NumericBinaryToUnscaled(std::string_view b, int precision, int scale, int128_t* out) {
+  if (b.size() < 8 || precision < 1 || precision > 38 || scale < 0 || scale > precision) return false;
+  const int ndigits = LoadBE<int16_t>(b.data());
+  const int weight = LoadBE<int16_t>(b.data() + 2);
+  const uint16_t sign = LoadBE<uint16_t>(b.data() + 4);
+  if ((sign != 0x0000 && sign != 0x4000) || ndigits < 0 || b.size() != 8 + 2 * static_cast<size_t>(ndigits)) {
+    return false;
+  }
+  static constexpr auto kPow10 = [] {
+    std::array<unsigned __int128, 39> p{};
+    p[0] = 1;
+    for (size_t i = 1; i < p.size(); ++i) p[i] = p[i - 1] * 10;
+    return p;
+  }();
+  unsigned __int128 v = 0;  // below 10^precision <= 10^38 after each step; a step adds less than 10^38
+  for (int d = 0; d < ndigits; ++d) {
+    int digit = LoadBE<int16_t>(b.data() + 8 + 2 * d);
+    if (digit < 0 || digit > 9999) return false;
+    if (digit == 0) continue;
+    int exponent = 4 * (weight - d) + scale;  // the power of ten this group's units stand for
+    if (exponent < 0) {
+      // Decimal digits past the scale: only zeros carry no value.
+      if (exponent <= -4) return false;
+      const int divisor = static_cast<int>(kPow10[static_cast<size_t>(-exponent)]);
+      if (digit % divisor != 0) return false;
+      digit /= divisor;
+      exponent = 0;
+    }
+    if (exponent >= precision || static_cast<unsigned __int128>(digit) >= kPow10[static_cast<size_t>(precision - exponent)]) {
+      return false;
+    }
+    v += static_cast<unsigned __int128>(digit) * kPow10[static_cast<size_t>(exponent)];
+    if (v >= kPow10[static_cast<size_t>(precision)]) return false;
+  }
+  *out = sign == 0x4000 ? -static_cast<int128_t>(v) : static_cast<int128_t>(v);
+  return true;
 }
 
 // Binary numeric (numeric_send) → PostgreSQL's exact text output (get_str_from_var). Written digit by
@@ -766,6 +809,12 @@ Status PgValueDecoder::DecodeBinaryInto(std::string_view b, Datum* out) const {
         *out = Datum(b);
       }
       return Status::OK();
+    case PgValueKind::kNumericDecimal: {
+      int128_t unscaled;
+      if (!NumericBinaryToUnscaled(b, mapping_.type.precision(), mapping_.type.scale(), &unscaled)) break;
+      *out = Datum(DecimalValue{unscaled});
+      return Status::OK();
+    }
     case PgValueKind::kTimestamp:
     case PgValueKind::kTimestampTz: {
       if (b.size() != 8) break;

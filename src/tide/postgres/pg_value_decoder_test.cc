@@ -212,6 +212,51 @@ TEST_F(PgValueDecoderTest, RandomBinaryNumericsReadAsTheirExactTextAndDecimal) {
   }
 }
 
+// The copy's decoding (DecodeBinaryInto) reads a binary numeric into a DECIMAL without its text; it
+// agrees with DecodeBinary (through the text) on every value: those that fit, those with fraction
+// digits past the scale (refused, not rounded), those too wide, zero groups, NaN and the infinities.
+TEST_F(PgValueDecoderTest, CopyDecodingOfNumericAgreesWithTheTextPath) {
+  std::mt19937_64 rng(20261205);
+  int fits = 0, refused = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const int precision = 1 + static_cast<int>(rng() % 38);
+    const int scale = static_cast<int>(rng() % (precision + 1));
+    const int int_digits = static_cast<int>(rng() % (precision - scale + 3));
+    const int frac_digits = static_cast<int>(rng() % (scale + 3));
+    std::string text;
+    for (int d = 0; d < int_digits; ++d) {
+      // Runs of zeros make whole zero groups on both sides of the point.
+      const bool zero = rng() % 3 == 0;
+      text.push_back(static_cast<char>('0' + (d == 0 ? 1 + rng() % 9 : zero ? 0 : rng() % 10)));
+    }
+    if (text.empty()) text = "0";
+    if (frac_digits > 0) text += ".";
+    for (int d = 0; d < frac_digits; ++d) text.push_back(static_cast<char>('0' + (rng() % 3 == 0 ? 0 : rng() % 10)));
+    if (text.find_first_not_of("0.") != std::string::npos && rng() % 2) text = "-" + text;
+    const std::string bytes = NumericSend(text);
+    auto decoder = Dec(pg_oid::kNumeric, NumericTypmod(precision, scale));
+    auto reference = decoder->DecodeBinary(bytes);
+    Datum copied(std::string("a slot's previous value"));
+    Status status = decoder->DecodeBinaryInto(bytes, &copied);
+    ASSERT_EQ(status.ok(), reference.ok()) << text << " as DECIMAL(" << precision << ", " << scale << "): "
+                                           << status.ToString() << " / " << reference.status().ToString();
+    if (reference.ok()) {
+      EXPECT_EQ(copied, *reference) << text << " as DECIMAL(" << precision << ", " << scale << ")";
+      ++fits;
+    } else {
+      EXPECT_EQ(status.ToString(), reference.status().ToString()) << text;
+      ++refused;
+    }
+  }
+  EXPECT_GT(fits, 5000);
+  EXPECT_GT(refused, 1000);
+  for (uint16_t special : {uint16_t{0xC000}, uint16_t{0xD000}, uint16_t{0xF000}}) {
+    Datum copied(int64_t{7});
+    ASSERT_TRUE(Dec(pg_oid::kNumeric, NumericTypmod(10, 2))->DecodeBinaryInto(NumericSpecial(special), &copied).ok());
+    EXPECT_TRUE(copied.is_null());
+  }
+}
+
 TEST_F(PgValueDecoderTest, NumericSpecialValuesInADecimalColumnBecomeNull) {
   const int32_t tm = NumericTypmod(10, 2);
   EXPECT_TRUE(Text(pg_oid::kNumeric, "NaN", tm).is_null());
