@@ -510,7 +510,6 @@ Status DuckDB::EnsureOpen() const {
 duckdb_database DuckDB::raw() const { return database_ && EnsureOpen().ok() ? database_->db : nullptr; }
 
 Result<DuckConnection> DuckDB::Connect() const {
-  if (!database_) return Status::Internal("connect to a DuckDB database that is not open");
   TIDE_RETURN_IF_ERROR(EnsureOpen());
   DuckConnection conn;
   if (duckdb_connect(database_->db, &conn.conn_) != DuckDBSuccess) {

@@ -137,10 +137,6 @@ Result<std::string> TableSignature(PgConnection& conn, const PgTableName& table)
   return std::string(r.Value(0, 0)) + "|" + std::string(r.Value(0, 1));
 }
 
-}  // namespace
-
-namespace {
-
 // `n` sessions, connected side by side (each waits for its server process to start).
 Result<std::vector<std::unique_ptr<PgConnection>>> ConnectSessions(const std::string& conninfo, int n) {
   std::vector<std::optional<Result<std::unique_ptr<PgConnection>>>> results(static_cast<size_t>(n));

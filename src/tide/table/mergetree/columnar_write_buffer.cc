@@ -121,20 +121,21 @@ Status ColumnarWriteBuffer::Drain(const Consumer& merged, const Consumer* raw, b
   };
   // Rows often come in key order (an initial copy reads a table in its physical order, which follows
   // its key when the keys grew with the inserts): checked first, a sorted buffer is not sorted again.
+  auto sort_by = [&order](auto before) {
+    if (!std::is_sorted(order.begin(), order.end(), before)) std::sort(order.begin(), order.end(), before);
+  };
   if (int_key) {
-    auto before = [&](uint32_t a, uint32_t b) {
+    sort_by([&](uint32_t a, uint32_t b) {
       const int64_t x = first_key.Int64(a), y = first_key.Int64(b);
       if (x != y) return x < y;
       return sequences_.Int64(a) < sequences_.Int64(b);
-    };
-    if (!std::is_sorted(order.begin(), order.end(), before)) std::sort(order.begin(), order.end(), before);
+    });
   } else {
-    auto before = [&](uint32_t a, uint32_t b) {
+    sort_by([&](uint32_t a, uint32_t b) {
       const int c = compare_keys(a, b);
       if (c != 0) return c < 0;
       return sequences_.Int64(a) < sequences_.Int64(b);
-    };
-    if (!std::is_sorted(order.begin(), order.end(), before)) std::sort(order.begin(), order.end(), before);
+    });
   }
   if (raw && raw_is_merged) {
     bool distinct = true;
