@@ -510,8 +510,8 @@ std::vector<std::string> g_cpu_lines;  // the per-phase CPU table, printed at th
 void RecordCpu(const std::string& phase, const CpuMark& a, const CpuMark& b) {
   double wall = Since(a.at, b.at);
   double on_cpu = b.sync_main.on_cpu - a.sync_main.on_cpu, waiting = b.sync_main.waiting - a.sync_main.waiting;
-  g_cpu_lines.push_back(fmt::format("  {:<30} {:6.1f} s wall; CPU-s: sync {:5.1f}, PostgreSQL {:5.1f}, bench {:4.1f}; "
-                                    "sync main thread: on CPU {:5.1f} s, waiting for a CPU {:5.1f} s, blocked {:5.1f} s",
+  g_cpu_lines.push_back(fmt::format("  {:<30} {:6.2f} s wall; CPU-s: sync {:5.2f}, PostgreSQL {:5.2f}, bench {:4.2f}; "
+                                    "sync main thread: on CPU {:5.2f} s, waiting for a CPU {:5.2f} s, blocked {:5.2f} s",
                                     phase, wall, b.sync - a.sync, b.postgres - a.postgres, b.bench - a.bench, on_cpu,
                                     waiting, std::max(0.0, wall - on_cpu - waiting)));
 }

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 #include <array>
+#include <cstring>
 #include <set>
 
 #include <fmt/ranges.h>
@@ -640,7 +641,7 @@ Status TableWrite::WriteCrossPartition(RowKind kind, Row&& row) {
 
 Status TableWrite::WriteCrossPartitionKeyed(RowKind kind, Row&& row, uint32_t key_hash) {
   TIDE_ASSIGN_OR_RETURN(const std::string* own, PartitionOf(row));
-  own_partition_.assign(*own);  // scratch_partition_ may be reused below
+  own_partition_.assign(*own);  // PartitionOf answers in storage of its own, for one call
   const std::string& own_partition = own_partition_;
   indexed_writes_.clear();
   Status assigned = global_index_->Assign(kind, scratch_primary_key_, key_hash, own_partition, &indexed_writes_);
@@ -678,12 +679,39 @@ Status TableWrite::WriteCrossPartitionKeyed(RowKind kind, Row&& row, uint32_t ke
   return Status::OK();
 }
 
+namespace {
+
+// Whether two values of one column encode to the same BinaryRow bytes: equal, and of one
+// representation (a float compared by its bits: -0.0 and 0.0 are equal and encode apart). Nested
+// values answer no: they are encoded each time.
+bool SameEncoding(const Datum& a, const Datum& b) {
+  const Datum::Storage& x = a.storage();
+  const Datum::Storage& y = b.storage();
+  if (x.index() != y.index()) return false;
+  if (const auto* f = std::get_if<float>(&x)) return std::memcmp(f, std::get_if<float>(&y), sizeof(float)) == 0;
+  if (const auto* d = std::get_if<double>(&x)) return std::memcmp(d, std::get_if<double>(&y), sizeof(double)) == 0;
+  if (std::holds_alternative<std::shared_ptr<const NestedValue>>(x)) return false;
+  return x == y;
+}
+
+}  // namespace
+
 Result<const std::string*> TableWrite::PartitionOf(const Row& row) {
   if (partition_indices_.empty()) return &unpartitioned_;
+  if (last_partition_values_.size() == partition_indices_.size()) {
+    bool same = true;
+    for (size_t j = 0; same && j < partition_indices_.size(); ++j) {
+      const size_t i = static_cast<size_t>(partition_indices_[j]);
+      same = i < row.size() && SameEncoding(row[i], last_partition_values_[j]);
+    }
+    if (same) return &last_partition_;
+  }
+  last_partition_values_.clear();
   Status st = partition_writer_->WriteProjected(row, partition_indices_, &scratch_partition_row_);
   if (!st.ok()) return st.WithContext("table " + table_name_ + ", partition columns");
-  SerializeBinaryRowInto(scratch_partition_row_, static_cast<int32_t>(partition_indices_.size()), &scratch_partition_);
-  return &scratch_partition_;
+  SerializeBinaryRowInto(scratch_partition_row_, static_cast<int32_t>(partition_indices_.size()), &last_partition_);
+  for (int i : partition_indices_) last_partition_values_.push_back(row[static_cast<size_t>(i)]);
+  return &last_partition_;
 }
 
 Result<TableWrite::BucketWriter*> TableWrite::WriterFor(const Row& row) {

@@ -284,7 +284,7 @@ class TableWrite {
   // NULLs of NOT NULL non-key columns in a retraction become zero values (engines that ignore them).
   void FillRetractPlaceholders(Row* row) const;
   Result<BucketWriter*> WriterFor(const Row& row);
-  // The serialized partition of `row` (in scratch_partition_).
+  // The serialized partition of `row`; valid until the next call.
   Result<const std::string*> PartitionOf(const Row& row);
   // The writer of (partition, bucket); `row` gives the partition's values when it is new.
   Result<BucketWriter*> WriterAt(const std::string& partition, int32_t bucket, const Row& row);
@@ -417,8 +417,13 @@ class TableWrite {
 
   std::unordered_map<std::string, std::unique_ptr<BucketWriter>> writers_;
   BucketWriter* last_writer_ = nullptr;
-  std::string scratch_partition_, scratch_bucket_, scratch_key_;
+  std::string scratch_bucket_, scratch_key_;
   std::string scratch_partition_row_;  // PartitionOf: the BinaryRow before its arity prefix
+  // PartitionOf's last answer and the values it was made of: rows come in runs of one partition (a copy
+  // reads a table in its physical order, which mostly follows the time it is partitioned by), and a
+  // value compare is cheaper than encoding the BinaryRow again.
+  Row last_partition_values_;
+  std::string last_partition_;
   std::string own_partition_;          // WriteCrossPartitionKeyed: the row's own partition
 
   // The buckets of snapshot `restore_snapshot_id_` by writer key.

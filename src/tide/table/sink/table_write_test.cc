@@ -124,6 +124,44 @@ TEST_F(TableWriteTest, BucketsAgreeWithJava) {
   EXPECT_GT(per_bucket.size(), 5u);
 }
 
+// Rows in runs of one partition (PartitionOf answers a row like the last from what it encoded then):
+// equal values of another representation still go apart. -0.0 equals 0.0 but encodes, and names its
+// folder, apart; an INT 1 and a BIGINT 1 cannot meet in one column, but a partition of two columns
+// whose values swap between rows must not be taken for the last one.
+TEST_F(TableWriteTest, RowsOfEqualPartitionValuesThatEncodeApartGoApart) {
+  TableSchema schema = WriterTestSchema({Field(0, "d", DataType::Double(false)), Field(1, "a", DataType::String(false)),
+                                         Field(2, "b", DataType::String(false)), Field(3, "id", DataType::BigInt(false))},
+                                        {"d", "a", "b", "id"}, {"d", "a", "b"}, {{"bucket", "1"}});
+  std::string path = MakeTable(schema);
+  auto w = Writer(path, schema);
+  std::vector<DataType> partition_types = {DataType::Double(false), DataType::String(false), DataType::String(false)};
+  std::map<std::string, int64_t> expected;  // rows by serialized partition
+  int64_t id = 0;
+  // Runs of run + 1 rows: (0.0, x, y), (-0.0, x, y), (0.0, y, x), (-0.0, x, y), (0.0, x, y), (-0.0, y, x).
+  for (int run = 0; run < 6; ++run) {
+    const double d = run % 2 == 0 ? 0.0 : -0.0;
+    const char* a = run % 3 == 2 ? "y" : "x";
+    const char* b = run % 3 == 2 ? "x" : "y";
+    for (int i = 0; i <= run; ++i) {
+      ASSERT_TRUE(w->Write(RowKind::kInsert, Row{Datum(d), Datum(a), Datum(b), I(id++)}).ok());
+    }
+    expected[EncodeSerializedBinaryRow(std::vector<Datum>{Datum(d), Datum(a), Datum(b)}, partition_types).value()] +=
+        run + 1;
+  }
+  ASSERT_EQ(expected.size(), 4u);
+  auto messages = w->PrepareCommit().value();
+  std::map<std::string, int64_t> rows;
+  for (const auto& m : messages) {
+    for (const auto& f : m.new_files) rows[m.partition] += f.row_count;
+  }
+  EXPECT_EQ(rows, expected);
+  ASSERT_TRUE(testing::CommitMessages(path, messages, "user-1", 1).ok());
+  // Two folders for d: -0.0 and 0.0.
+  auto listing = FileSystem::Local()->ListDir(path).value();
+  EXPECT_EQ(std::count_if(listing.begin(), listing.end(), [](const FileInfo& e) { return e.name.rfind("d=", 0) == 0; }), 2);
+  EXPECT_EQ(testing::ReadTable(path).value().size(), static_cast<size_t>(id));
+}
+
 TEST_F(TableWriteTest, PartitionFoldersAndMessages) {
   TableSchema schema = WriterTestSchema({Field(0, "dt", DataType::String(false)), Field(1, "hr", DataType::Int()),
                                          Field(2, "id", DataType::BigInt(false)), Field(3, "v", DataType::String())},
@@ -621,6 +659,43 @@ TEST_F(TableWriteTest, FlushAheadOfOneBucketHoldsAtMostOneAndAHalfBudgets) {
   auto messages = w->PrepareCommit().value();
   ASSERT_TRUE(testing::CommitMessages(path, messages, "user-1", 1).ok());
   EXPECT_EQ(testing::ReadTable(path).value().size(), 40000u);
+}
+
+// Flushes ahead of buckets filled in turns (four partitions, 500 rows at a time, as a copy's sessions
+// hand over their batches) keep the files whole: the memory flush takes the fullest buffer, so no file
+// is cut to one turn's rows. (Buffers kept after their flush and filled again, charged their whole
+// memory from their first row, once cut most files to 500 rows here.)
+TEST_F(TableWriteTest, FlushesAheadOfBucketsFilledInTurnsKeepTheFilesWhole) {
+  TableSchema schema = WriterTestSchema({Field(0, "p", DataType::Int(false)), Field(1, "id", DataType::BigInt(false)),
+                                         Field(2, "v", DataType::String())},
+                                        {"p", "id"}, {"p"}, {{"bucket", "1"}});
+  std::string path = MakeTable(schema);
+  const int64_t budget = 512 * 1024;
+  TableWriteConfig config;
+  config.write_buffer_size = budget;
+  config.flush_ahead = true;
+  auto w = Writer(path, schema, config);
+  int64_t id = 0;
+  for (int turn = 0; turn < 160; ++turn) {
+    const int64_t p = turn % 4;
+    for (int i = 0; i < 500; ++i) {
+      ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(p), I(id++), Datum("value-" + std::to_string(id))}).ok());
+    }
+  }
+  EXPECT_GT(w->metrics().flushes_ahead, 10);
+  auto messages = w->PrepareCommit().value();
+  std::vector<int64_t> sizes;
+  for (const auto& m : messages) {
+    // The last file of each partition holds what was left at the commit.
+    for (size_t i = 0; i + 1 < m.new_files.size(); ++i) sizes.push_back(m.new_files[i].row_count);
+  }
+  ASSERT_GT(sizes.size(), 8u);
+  const int64_t smallest = *std::min_element(sizes.begin(), sizes.end());
+  const int64_t largest = *std::max_element(sizes.begin(), sizes.end());
+  // Four buffers share the budget: a flushed one holds about a quarter of it, or more.
+  EXPECT_GT(smallest, largest / 4) << "smallest " << smallest << ", largest " << largest;
+  ASSERT_TRUE(testing::CommitMessages(path, messages, "user-1", 1).ok());
+  EXPECT_EQ(testing::ReadTable(path).value().size(), static_cast<size_t>(id));
 }
 
 // A flush ahead that fails (its bucket folder cannot be made) fails the writer at the next memory flush
