@@ -776,43 +776,37 @@ Status PgValueDecoder::DecodeBinaryInto(std::string_view b, Datum* out) const {
   switch (mapping_.kind) {
     case PgValueKind::kInt8:
       if (b.size() != 8) break;
-      *out = Datum(LoadBE<int64_t>(b.data()));
+      out->Assign(LoadBE<int64_t>(b.data()));
       return Status::OK();
     case PgValueKind::kInt4:
       if (b.size() != 4) break;
-      *out = Datum(static_cast<int64_t>(LoadBE<int32_t>(b.data())));
+      out->Assign(static_cast<int64_t>(LoadBE<int32_t>(b.data())));
       return Status::OK();
     case PgValueKind::kInt2:
       if (b.size() != 2) break;
-      *out = Datum(static_cast<int64_t>(LoadBE<int16_t>(b.data())));
+      out->Assign(static_cast<int64_t>(LoadBE<int16_t>(b.data())));
       return Status::OK();
     case PgValueKind::kFloat8: {
       if (b.size() != 8) break;
       uint64_t bits = LoadBE<uint64_t>(b.data());
       double d;
       std::memcpy(&d, &bits, 8);
-      *out = Datum(d);
+      out->Assign(d);
       return Status::OK();
     }
     case PgValueKind::kBool:
       if (b.size() != 1) break;
-      *out = Datum(b[0] != 0);
+      out->Assign(b[0] != 0);
       return Status::OK();
     case PgValueKind::kText:
     case PgValueKind::kJson:
     case PgValueKind::kBytea:
-      if (const std::string* held = std::get_if<std::string>(&out->storage())) {
-        // Refill the slot's string, keeping its buffer (no allocation once it is large enough). Datum
-        // has no mutable accessor, but *out is the caller's non-const value, so writing through it is sound.
-        const_cast<std::string*>(held)->assign(b.data(), b.size());
-      } else {
-        *out = Datum(b);
-      }
+      out->AssignBytes(b);  // keeps the slot's buffer: no allocation once it is large enough
       return Status::OK();
     case PgValueKind::kNumericDecimal: {
       int128_t unscaled;
       if (!NumericBinaryToUnscaled(b, mapping_.type.precision(), mapping_.type.scale(), &unscaled)) break;
-      *out = Datum(DecimalValue{unscaled});
+      out->Assign(DecimalValue{unscaled});
       return Status::OK();
     }
     case PgValueKind::kTimestamp:
@@ -820,7 +814,7 @@ Status PgValueDecoder::DecodeBinaryInto(std::string_view b, Datum* out) const {
       if (b.size() != 8) break;
       const int64_t micros = LoadBE<int64_t>(b.data());
       if (micros == std::numeric_limits<int64_t>::max() || micros == std::numeric_limits<int64_t>::min()) break;
-      *out = Datum(TimestampFromPgMicros(micros));
+      out->Assign(TimestampFromPgMicros(micros));
       return Status::OK();
     }
     default:

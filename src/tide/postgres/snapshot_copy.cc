@@ -403,7 +403,7 @@ Status SnapshotCopy::RunTask(PgConnection* conn, const Task& task) {
     for (size_t i = 0; i < columns; ++i) {
       const auto& field = fields[i];
       if (!field) {
-        row[i] = Datum();
+        row[i].SetNull();
         continue;
       }
       batch_bytes += field->size();

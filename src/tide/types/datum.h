@@ -87,10 +87,39 @@ class Datum {
   const std::vector<Datum>& as_nested() const { return std::get<std::shared_ptr<const NestedValue>>(v_)->items; }
 
   const Storage& storage() const { return v_; }
+
+  // Set the value in place. A slot that already holds a value of the kind is written directly, without
+  // the variant's generic assignment (a visit that destroys the old value first); a text slot keeps its
+  // buffer. The copy's decoders refill reused rows this way, where each slot held its column's kind.
+  void Assign(bool v) { AssignKind(v); }
+  void Assign(int64_t v) { AssignKind(v); }
+  void Assign(double v) { AssignKind(v); }
+  void Assign(DecimalValue v) { AssignKind(v); }
+  void Assign(TimestampValue v) { AssignKind(v); }
+  void AssignBytes(std::string_view v) {
+    if (std::string* held = std::get_if<std::string>(&v_)) {
+      held->assign(v.data(), v.size());
+    } else {
+      v_.emplace<std::string>(v);
+    }
+  }
+  void SetNull() {
+    if (!is_null()) v_.emplace<std::monostate>();
+  }
+
   // Structural equality (nested values compared element by element; NaN equals NaN).
   bool operator==(const Datum& other) const;
 
  private:
+  template <typename T>
+  void AssignKind(T v) {
+    if (T* held = std::get_if<T>(&v_)) {
+      *held = v;
+    } else {
+      v_.emplace<T>(v);
+    }
+  }
+
   Storage v_;
 };
 

@@ -125,6 +125,54 @@ TEST(DatumTest, CalendarAndTimestamps) {
   EXPECT_EQ(FormatTime(*ParseTime("12:34:56.789"), 3), "12:34:56.789");
 }
 
+// Assign/AssignBytes/SetNull leave a slot equal to the Datum made from the value, whatever the slot
+// held before (the same kind, written in place, or another, replaced); a text slot refilled with a
+// shorter value holds exactly that value.
+TEST(DatumTest, AssignInPlaceEqualsANewDatumWhateverTheSlotHeld) {
+  const std::vector<Datum> values = {Datum(),
+                                     Datum(true),
+                                     Datum(int64_t{-7}),
+                                     Datum(2.5),
+                                     Datum(DecimalValue{int128_t{12345}}),
+                                     Datum(TimestampValue{1700000000000, 123}),
+                                     Datum(std::string(40, 'x')),
+                                     Datum(std::string("ab")),
+                                     Datum::Nested({Datum(int64_t{1})}),
+                                     Datum(1.5f)};
+  auto assign = [](Datum* slot, const Datum& value) {
+    const Datum::Storage& v = value.storage();
+    if (value.is_null()) {
+      slot->SetNull();
+    } else if (const bool* b = std::get_if<bool>(&v)) {
+      slot->Assign(*b);
+    } else if (const int64_t* i = std::get_if<int64_t>(&v)) {
+      slot->Assign(*i);
+    } else if (const double* d = std::get_if<double>(&v)) {
+      slot->Assign(*d);
+    } else if (const DecimalValue* dec = std::get_if<DecimalValue>(&v)) {
+      slot->Assign(*dec);
+    } else if (const TimestampValue* ts = std::get_if<TimestampValue>(&v)) {
+      slot->Assign(*ts);
+    } else if (const std::string* s = std::get_if<std::string>(&v)) {
+      slot->AssignBytes(*s);
+    } else {
+      return false;  // nested values and floats have no in-place setter
+    }
+    return true;
+  };
+  int assigned = 0;
+  for (const Datum& before : values) {
+    for (const Datum& value : values) {
+      Datum slot = before;
+      if (!assign(&slot, value)) continue;
+      ++assigned;
+      EXPECT_EQ(slot, value) << "slot kind " << before.storage().index() << ", value kind " << value.storage().index();
+      EXPECT_EQ(slot.storage().index(), value.storage().index());
+    }
+  }
+  EXPECT_EQ(assigned, 8 * static_cast<int>(values.size()));
+}
+
 TEST(DatumTest, OrderingMatchesPaimonKeys) {
   EXPECT_LT(CompareDatum(Datum(), Datum(int64_t{-5})), 0);
   EXPECT_LT(CompareDatum(Datum("a"), Datum("\xc3\xa9")), 0);  // unsigned bytes: 0x61 < 0xc3
