@@ -111,10 +111,29 @@ uint32_t KeyHashTable::Hash(std::string_view key) {
   return static_cast<uint32_t>(h);
 }
 
-std::string_view KeyHashTable::KeyAt(uint32_t ref) const {
+const char* KeyHashTable::EntryAt(uint32_t ref) const {
   const uint64_t offset = (static_cast<uint64_t>(ref) - 1) * 4;
-  const char* p = chunks_[offset / kChunkBytes].get() + offset % kChunkBytes;
-  return std::string_view(p + 4, LoadLength(p));
+  return chunks_[offset / kChunkBytes].get() + offset % kChunkBytes;
+}
+
+std::string_view KeyHashTable::KeyAt(uint32_t ref) const {
+  const char* p = EntryAt(ref);
+  return std::string_view(p + kEntryHeader, LoadLength(p));
+}
+
+PartitionBucket KeyHashTable::ValueAt(uint32_t ref) const {
+  PartitionBucket value;
+  const char* p = EntryAt(ref) + 4;
+  std::memcpy(&value.partition_id, p, 4);
+  std::memcpy(&value.bucket, p + 4, 4);
+  return value;
+}
+
+void KeyHashTable::SetValueAt(uint32_t ref, PartitionBucket value) {
+  // The chunks are this table's own memory: writing through the entry's address is sound.
+  char* p = const_cast<char*>(EntryAt(ref)) + 4;
+  std::memcpy(p, &value.partition_id, 4);
+  std::memcpy(p + 4, &value.bucket, 4);
 }
 
 size_t KeyHashTable::Probe(std::string_view key, uint32_t hash) const {
@@ -133,11 +152,11 @@ void KeyHashTable::Prefetch(uint32_t hash) const {
 std::optional<PartitionBucket> KeyHashTable::Find(std::string_view key, uint32_t hash) const {
   const Slot& s = slots_[Probe(key, hash)];
   if (s.ref == 0) return std::nullopt;
-  return s.value;
+  return ValueAt(s.ref);
 }
 
-uint32_t KeyHashTable::Store(std::string_view key) {
-  const size_t need = (4 + key.size() + 3) & ~size_t{3};
+uint32_t KeyHashTable::Store(std::string_view key, PartitionBucket value) {
+  const size_t need = (kEntryHeader + key.size() + 3) & ~size_t{3};
   if (chunk_used_ + need > kChunkBytes) {
     chunks_.push_back(std::make_unique<char[]>(kChunkBytes));
     chunk_used_ = 0;
@@ -145,7 +164,9 @@ uint32_t KeyHashTable::Store(std::string_view key) {
   char* p = chunks_.back().get() + chunk_used_;
   const uint32_t n = static_cast<uint32_t>(key.size());
   std::memcpy(p, &n, sizeof n);
-  if (!key.empty()) std::memcpy(p + 4, key.data(), key.size());
+  std::memcpy(p + 4, &value.partition_id, 4);
+  std::memcpy(p + 8, &value.bucket, 4);
+  if (!key.empty()) std::memcpy(p + kEntryHeader, key.data(), key.size());
   const uint64_t offset = (chunks_.size() - 1) * kChunkBytes + chunk_used_;
   chunk_used_ += need;
   return static_cast<uint32_t>(offset / 4 + 1);
@@ -185,14 +206,14 @@ Status KeyHashTable::Put(std::string_view key, uint32_t hash, PartitionBucket va
   }
   size_t i = Probe(key, hash);
   if (slots_[i].ref != 0) {
-    slots_[i].value = value;
+    SetValueAt(slots_[i].ref, value);
     return Status::OK();
   }
   if ((size_ + 1) * 4 > slots_.size() * 3) {
     Rehash(slots_.size() * 2);
     i = Probe(key, hash);
   }
-  slots_[i] = Slot{Store(key), hash, value};
+  slots_[i] = Slot{Store(key, value), hash};
   ++size_;
   return Status::OK();
 }
@@ -205,7 +226,7 @@ void KeyHashTable::ForEachSorted(const std::function<void(std::string_view, Part
   }
   std::sort(order.begin(), order.end(),
             [&](uint32_t a, uint32_t b) { return KeyAt(slots_[a].ref) < KeyAt(slots_[b].ref); });
-  for (uint32_t i : order) visit(KeyAt(slots_[i].ref), slots_[i].value);
+  for (uint32_t i : order) visit(KeyAt(slots_[i].ref), ValueAt(slots_[i].ref));
 }
 
 void KeyHashTable::Clear() {

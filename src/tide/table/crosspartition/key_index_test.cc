@@ -73,8 +73,8 @@ TEST(KeyHashTableTest, AReservedTableHoldsItsKeysWithoutGrowing) {
   const size_t keys = 20000;
   table.Reserve(keys);
   EXPECT_TRUE(table.Find(KeyOf(-1)).has_value()) << "a key put before Reserve is kept";
-  // Sized at once: 20,000 keys at most 3/4 full take 32,768 slots of 16 bytes.
-  EXPECT_EQ(KeyHashTable::SlotBytesFor(keys), size_t{32768} * 16);
+  // Sized at once: 20,000 keys at most 3/4 full take 32,768 slots of 8 bytes.
+  EXPECT_EQ(KeyHashTable::SlotBytesFor(keys), size_t{32768} * 8);
   EXPECT_EQ(table.slot_bytes(), KeyHashTable::SlotBytesFor(keys));
   for (size_t i = 0; i + 1 < keys; ++i) {
     const std::string key = KeyOf(static_cast<int64_t>(i));
@@ -95,7 +95,7 @@ TEST(KeyHashTableTest, AReservedTableHoldsItsKeysWithoutGrowing) {
   EXPECT_EQ(table.slot_bytes(), KeyHashTable::SlotBytesFor(keys));
   EXPECT_EQ(table.Find(KeyOf(-1))->partition_id, 9);
   for (int64_t i = 0; table.size() * 4 <= 32768 * 3; ++i) ASSERT_TRUE(table.Put(KeyOf(1000000 + i), {0, 0}).ok());
-  EXPECT_EQ(table.slot_bytes(), size_t{65536} * 16);
+  EXPECT_EQ(table.slot_bytes(), size_t{65536} * 8);
 }
 
 TEST(KeyIndexTest, ReservesNoMoreThanHalfItsBudget) {
@@ -146,9 +146,10 @@ TEST(KeyHashTableTest, MemoryIsCountedAndClearReturnsIt) {
   KeyHashTable table;
   const size_t empty = table.memory_bytes();
   for (int64_t i = 0; i < 100000; ++i) ASSERT_TRUE(table.Put(KeyOf(i), {0, 0}).ok());
-  // 100,000 keys of 16 bytes: 20 bytes each in the arena, 16-byte slots at most 3/4 full.
-  EXPECT_GE(table.memory_bytes(), 100000u * (20 + 16));
-  EXPECT_LE(table.memory_bytes(), 100000u * (20 + 43) + (1u << 20));
+  // 100,000 keys of 16 bytes: 28 bytes each in the arena (length, value, key), 8-byte slots at most
+  // 3/4 full (11-22 bytes a key).
+  EXPECT_GE(table.memory_bytes(), 100000u * (28 + 8));
+  EXPECT_LE(table.memory_bytes(), 100000u * (28 + 22) + (1u << 20));
   table.Clear();
   EXPECT_EQ(table.size(), 0u);
   EXPECT_EQ(table.memory_bytes(), empty);
