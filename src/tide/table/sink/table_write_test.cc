@@ -30,6 +30,13 @@ class TableWriteTest : public ::testing::Test {
     return testing::ValueOrFail(TableWrite::Create(FileSystem::Local(), path, schema, "user-1", std::move(config)),
                                 "TableWrite::Create");
   }
+  // A writer that flushes ahead (on its flush thread) once its buffers pass `budget` bytes.
+  static TableWriteConfig FlushAhead(int64_t budget) {
+    TableWriteConfig config;
+    config.write_buffer_size = budget;
+    config.flush_ahead = true;
+    return config;
+  }
   testing::TempDir dir_;
   int tables_ = 0;
 };
@@ -592,10 +599,7 @@ TEST_F(TableWriteTest, FlushAheadWritesOnTheFlushThreadWithinItsMemoryAndReadsBa
   std::map<std::pair<int64_t, int64_t>, std::string> model;
   std::mt19937_64 rng(11);
   for (int64_t commit = 1; commit <= 3; ++commit) {
-    TableWriteConfig config;
-    config.write_buffer_size = budget;
-    config.flush_ahead = true;
-    auto w = Writer(path, schema, config);
+    auto w = Writer(path, schema, FlushAhead(budget));
     int64_t most = 0;
     for (int i = 0; i < 6000; ++i) {
       int64_t p = static_cast<int64_t>(rng() % 3), id = static_cast<int64_t>(rng() % 500);
@@ -640,10 +644,7 @@ TEST_F(TableWriteTest, FlushAheadOfOneBucketHoldsAtMostOneAndAHalfBudgets) {
                                         {"id"}, {}, {{"bucket", "1"}});
   std::string path = MakeTable(schema);
   const int64_t budget = 256 * 1024;
-  TableWriteConfig config;
-  config.write_buffer_size = budget;
-  config.flush_ahead = true;
-  auto w = Writer(path, schema, config);
+  auto w = Writer(path, schema, FlushAhead(budget));
   // The most memory the buffers held, counted at their vectors' capacity.
   int64_t most = 0;
   for (int64_t k = 0; k < 40000; ++k) {
@@ -671,10 +672,7 @@ TEST_F(TableWriteTest, FlushesAheadOfBucketsFilledInTurnsKeepTheFilesWhole) {
                                         {"p", "id"}, {"p"}, {{"bucket", "1"}});
   std::string path = MakeTable(schema);
   const int64_t budget = 512 * 1024;
-  TableWriteConfig config;
-  config.write_buffer_size = budget;
-  config.flush_ahead = true;
-  auto w = Writer(path, schema, config);
+  auto w = Writer(path, schema, FlushAhead(budget));
   int64_t id = 0;
   for (int turn = 0; turn < 160; ++turn) {
     const int64_t p = turn % 4;
@@ -707,10 +705,7 @@ TEST_F(TableWriteTest, AFailedFlushAheadFailsTheWriterSoon) {
   std::string path = MakeTable(schema);
   // A file where partition p=1's folder would go.
   ASSERT_TRUE(FileSystem::Local()->WriteFileExclusive(path + "/p=1", "in the way").ok());
-  TableWriteConfig config;
-  config.write_buffer_size = 16 * 1024;
-  config.flush_ahead = true;
-  auto w = Writer(path, schema, config);
+  auto w = Writer(path, schema, FlushAhead(16 * 1024));
   Status failed;
   int64_t k = 0;
   for (; k < 200000 && failed.ok(); ++k) failed = w->Write(RowKind::kInsert, Row{I(1), I(k), Datum("value")});
@@ -726,10 +721,7 @@ TEST_F(TableWriteTest, AbortDeletesTheFilesOfFlushesAhead) {
   TableSchema schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "v", DataType::String())},
                                         {"id"}, {}, {{"bucket", "1"}, {"changelog-producer", "input"}});
   std::string path = MakeTable(schema);
-  TableWriteConfig config;
-  config.write_buffer_size = 8192;
-  config.flush_ahead = true;
-  auto w = Writer(path, schema, config);
+  auto w = Writer(path, schema, FlushAhead(8192));
   for (int64_t k = 0; k < 3000; ++k) ASSERT_TRUE(w->Write(RowKind::kInsert, Row{I(k), Datum("v")}).ok());
   ASSERT_GT(w->metrics().flushes_ahead, 5);
   w->Abort();
