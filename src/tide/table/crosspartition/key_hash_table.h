@@ -5,10 +5,10 @@
 // doubled when fuller. The value lives beside its key: a lookup compares the key there anyway, so the
 // slots stay small (fewer cache misses, half the memory to fault in). A key costs its length + 12
 // bytes in the arena plus 11-22 bytes of slots, so 2 million 16-byte keys take about 90 MB, against
-// several hundred for a node-based map of strings. Nothing is ever
-// removed one by one (the index keeps deleted keys, as Java's does); Clear() empties it all.
+// several hundred for a node-based map of strings. Nothing is ever removed one by one (the index keeps
+// deleted keys, as Java's does); Clear() empties it all.
 //
-// A lookup in a table of millions of keys misses the CPU's caches (a slot is a random 16 bytes of
+// A lookup in a table of millions of keys misses the CPU's caches (a slot is a random 8 bytes of
 // tens of MB): a caller that knows its next keys hashes them ahead (Hash) and asks for their slots
 // early (Prefetch), so that the lookup finds the slot loaded; the overloads that take the hash do not
 // compute it again. Reserve() sizes the table once for a known number of keys (the rows of an initial
