@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "interop/interop_util.h"
 
 namespace tide::interop {
@@ -70,6 +72,42 @@ TEST(SharedTableTest, TideCompactsAJavaTableThenJavaReadsIt) {
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   EXPECT_EQ(Join(*rows), kExpect);
   ExpectSameAtEverySnapshot(w, "s.t");
+}
+
+// FLOAT and DOUBLE partition values name their folders as Java's toString does (`d=0.0`, `d=-0.0`,
+// `d=1.0E7`, `f=1.0E-5`): Java's full compaction of a table Tide wrote finds every file where Java
+// looks for it, Java writes on into the same folders, and both read the same rows.
+TEST(SharedTableTest, FloatingPartitionFoldersAreJavas) {
+  const char* table = R"json({"table": "s.f",
+      "fields": [{"name": "d", "type": "DOUBLE NOT NULL"}, {"name": "f", "type": "FLOAT NOT NULL"},
+                 {"name": "k", "type": "INT NOT NULL"}, {"name": "v", "type": "STRING"}],
+      "partition_keys": ["d", "f"], "primary_keys": ["d", "f", "k"], "options": {"bucket": "1"},
+      "steps": [
+        {"rows": [["+I","0.0","1.5","1","a"],["+I","-0.0","0.0","1","b"],["+I","10000000.0","0.001","1","c"],
+                  ["+I","1.0E-4","123456.7","1","d"],["+I","1.5E300","1.0E-5","1","e"],["+I","2.5","-3.75","1","f"]]},
+        {"rows": [["+I","0.0","1.5","2","g"],["+U","1.0E-4","123456.7","1","d2"]]}]})json";
+  const char* more = R"json({"table": "s.f", "create": false,
+      "steps": [{"rows": [["+I","10000000.0","0.001","2","h"],["+I","-0.0","0.0","2","i"]]}]})json";
+  tide::testing::TempDir dir;
+  std::string w = dir.path() + "/lake";
+  ASSERT_TRUE(TideWriteSpec(w, nlohmann::json::parse(table)).ok());
+  for (const char* folder : {"d=0.0/f=1.5", "d=-0.0/f=0.0", "d=1.0E7/f=0.001", "d=1.0E-4/f=123456.7",
+                             "d=1.5E300/f=1.0E-5", "d=2.5/f=-3.75"}) {
+    EXPECT_TRUE(std::filesystem::is_directory(w + "/s.db/f/" + folder + "/bucket-0")) << folder;
+  }
+  ProcessRun compacted = RunJava({"compact", "--warehouse", w, "--table", "s.f", "--full"});
+  ASSERT_EQ(compacted.exit_code, 0) << compacted.err;
+  ProcessRun written = RunJava({"write", "--warehouse", w, "--spec", WriteSpecFile(dir.path(), nlohmann::json::parse(more))});
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  auto rows = TideRead(w, "s.f");
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->size(), 9u) << Join(*rows);  // 7 keys, then 2 more from Java
+  size_t partition_folders = 0;
+  for (const auto& e : std::filesystem::directory_iterator(w + "/s.db/f")) {
+    if (e.path().filename().string().rfind("d=", 0) == 0) ++partition_folders;
+  }
+  EXPECT_EQ(partition_folders, 6u) << "Java wrote into Tide's folders, none of its own";
+  ExpectSameAtEverySnapshot(w, "s.f");
 }
 
 // Java's tag, rollback and expiry procedures on a table Tide writes: Tide reads the tag, writes on

@@ -1,5 +1,6 @@
 #include "tide/types/datum.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -313,6 +314,68 @@ Result<TimestampValue> ParseTimestamp(std::string_view text) {
   ts.nanos_of_milli = static_cast<int32_t>(nanos_of_day % 1000000);
   return ts;
 }
+
+namespace {
+
+template <typename F>
+std::string JavaFloatingTextOf(F v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
+  // The shortest round-trip digits, as d[.ddd]e<sign><exponent>.
+  char buf[64];
+  const auto written = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  std::string_view text(buf, static_cast<size_t>(written.ptr - buf));
+  std::string out;
+  if (text.front() == '-') {
+    out.push_back('-');
+    text.remove_prefix(1);
+  }
+  const size_t e = text.find('e');
+  std::string digits;
+  for (char c : text.substr(0, e)) {
+    if (c != '.') digits.push_back(c);
+  }
+  std::string_view exponent_text = text.substr(e + 1);
+  const bool negative_exponent = exponent_text.front() == '-';
+  if (exponent_text.front() == '+' || exponent_text.front() == '-') exponent_text.remove_prefix(1);
+  int exponent = 0;
+  std::from_chars(exponent_text.data(), exponent_text.data() + exponent_text.size(), exponent);
+  if (negative_exponent) exponent = -exponent;
+  const F magnitude = std::fabs(v);
+  if (magnitude >= F(1e-3) && magnitude < F(1e7)) {
+    if (exponent >= 0) {
+      const size_t whole = static_cast<size_t>(exponent) + 1;
+      if (digits.size() <= whole) {
+        out += digits + std::string(whole - digits.size(), '0') + ".0";
+      } else {
+        out += digits.substr(0, whole) + "." + digits.substr(whole);
+      }
+    } else {
+      out += "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+    }
+    return out;
+  }
+  if (digits.size() == 1) {
+    // d.dE<n> has two digits whatever the shortest form: Java prints the two closest to the value,
+    // which differ from d.0 only below the normal range (Double.MIN_VALUE is 4.9E-324, not 5.0E-324).
+    const auto two = std::to_chars(buf, buf + sizeof buf, magnitude, std::chars_format::scientific, 1);
+    digits = {buf[0], buf[2]};
+    exponent = 0;
+    std::string_view two_exponent(std::find(buf, two.ptr, 'e') + 1, two.ptr);
+    const bool negative = two_exponent.front() == '-';
+    if (two_exponent.front() == '+' || two_exponent.front() == '-') two_exponent.remove_prefix(1);
+    std::from_chars(two_exponent.data(), two_exponent.data() + two_exponent.size(), exponent);
+    if (negative) exponent = -exponent;
+  }
+  out += digits.substr(0, 1) + "." + digits.substr(1) + "E" + std::to_string(exponent);
+  return out;
+}
+
+}  // namespace
+
+std::string JavaFloatingText(double v) { return JavaFloatingTextOf(v); }
+std::string JavaFloatingText(float v) { return JavaFloatingTextOf(v); }
 
 std::string DatumToString(const Datum& v, const DataType& type) {
   if (v.is_null()) return "NULL";

@@ -134,6 +134,14 @@ int CompareRows(const Row& a, const Row& b);
 std::string DatumToString(const Datum& value, const DataType& type);
 std::string RowToString(const Row& row, const std::vector<DataField>& fields);
 
+// Java's Double.toString / Float.toString of `v`: the shortest digits that read back as `v`, in decimal
+// notation with at least one fractional digit for 1e-3 <= |v| < 1e7 (`0.0`, `-0.0`, `1.5`, `0.001`),
+// else as `d.dddE<exponent>` (`1.0E7`, `1.0E-4`); `NaN`, `Infinity`, `-Infinity`. Paimon names a FLOAT
+// or DOUBLE partition's folder with this text. (The digits are those of Java 19 and later, whose
+// toString is shortest; older Java prints a longer form for a few values.)
+std::string JavaFloatingText(double v);
+std::string JavaFloatingText(float v);
+
 // Decimal text and parsing. ParseDecimal rounds half-up to `scale` digits and fails if the result
 // needs more than `precision` digits.
 std::string DecimalToString(int128_t unscaled, int scale);

@@ -173,6 +173,23 @@ TEST(DatumTest, AssignInPlaceEqualsANewDatumWhateverTheSlotHeld) {
   EXPECT_EQ(assigned, 8 * static_cast<int>(values.size()));
 }
 
+// Java's Double.toString and Float.toString, as Paimon names FLOAT and DOUBLE partition folders (the
+// expected texts are Java's output).
+TEST(DatumTest, JavaFloatingTextIsJavasToString) {
+  const std::vector<std::pair<double, std::string>> doubles = {
+      {0.0, "0.0"},        {-0.0, "-0.0"},           {1.5, "1.5"},          {100.0, "100.0"},
+      {0.1, "0.1"},        {0.001, "0.001"},         {1e-4, "1.0E-4"},      {9999999.0, "9999999.0"},
+      {1e7, "1.0E7"},      {12345678.9, "1.23456789E7"}, {1.5e300, "1.5E300"}, {-2.5e-10, "-2.5E-10"},
+      {1234567.125, "1234567.125"}, {5e-324, "4.9E-324"}, {std::numeric_limits<double>::max(), "1.7976931348623157E308"},
+      {std::nan(""), "NaN"}, {std::numeric_limits<double>::infinity(), "Infinity"},
+      {-std::numeric_limits<double>::infinity(), "-Infinity"}};
+  for (const auto& [v, text] : doubles) EXPECT_EQ(JavaFloatingText(v), text) << text;
+  const std::vector<std::pair<float, std::string>> floats = {
+      {0.0f, "0.0"}, {-0.0f, "-0.0"}, {1.5f, "1.5"}, {0.001f, "0.001"}, {1e-5f, "1.0E-5"},
+      {123456.7f, "123456.7"}, {-3.75f, "-3.75"}, {1e7f, "1.0E7"}, {0.1f, "0.1"}, {3.4028235e38f, "3.4028235E38"}};
+  for (const auto& [v, text] : floats) EXPECT_EQ(JavaFloatingText(v), text) << text;
+}
+
 TEST(DatumTest, OrderingMatchesPaimonKeys) {
   EXPECT_LT(CompareDatum(Datum(), Datum(int64_t{-5})), 0);
   EXPECT_LT(CompareDatum(Datum("a"), Datum("\xc3\xa9")), 0);  // unsigned bytes: 0x61 < 0xc3

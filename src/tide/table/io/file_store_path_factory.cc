@@ -73,7 +73,13 @@ Result<std::string> FileStorePathFactory::PartitionPath(const Row& values) const
     if (i >= values.size() || values[i].is_null()) {
       text = options.partition_default_name();
     } else {
-      text = options.partition_legacy_name() ? LegacyPartitionText(values[i], type) : DatumToString(values[i], type);
+      if (type.root() == TypeRoot::kDouble) {
+        text = JavaFloatingText(values[i].as_double());  // both namings: Java's Double.toString
+      } else if (type.root() == TypeRoot::kFloat) {
+        text = JavaFloatingText(values[i].as_float());
+      } else {
+        text = options.partition_legacy_name() ? LegacyPartitionText(values[i], type) : DatumToString(values[i], type);
+      }
       if (Trim(text).empty()) text = options.partition_default_name();
     }
     path = JoinPath(path, EscapePartitionPathSegment(key) + "=" + EscapePartitionPathSegment(text));
