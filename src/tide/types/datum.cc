@@ -1,6 +1,5 @@
 #include "tide/types/datum.h"
 
-#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -317,32 +316,38 @@ Result<TimestampValue> ParseTimestamp(std::string_view text) {
 
 namespace {
 
+// `magnitude` (> 0) in scientific form: its digits and the power of ten of the first. The shortest
+// digits that read back as the value, or (precision >= 0) precision + 1 digits correctly rounded.
+template <typename F>
+void ScientificDigits(F magnitude, int precision, std::string* digits, int* exponent) {
+  char buf[64];
+  const auto written = precision < 0
+                           ? std::to_chars(buf, buf + sizeof buf, magnitude, std::chars_format::scientific)
+                           : std::to_chars(buf, buf + sizeof buf, magnitude, std::chars_format::scientific, precision);
+  const std::string_view text(buf, static_cast<size_t>(written.ptr - buf));  // d[.ddd]e<sign><exponent>
+  const size_t e = text.find('e');
+  digits->clear();
+  for (char c : text.substr(0, e)) {
+    if (c != '.') digits->push_back(c);
+  }
+  std::string_view exponent_text = text.substr(e + 1);
+  const bool negative = exponent_text.front() == '-';
+  if (exponent_text.front() == '+' || negative) exponent_text.remove_prefix(1);
+  *exponent = 0;
+  std::from_chars(exponent_text.data(), exponent_text.data() + exponent_text.size(), *exponent);
+  if (negative) *exponent = -*exponent;
+}
+
 template <typename F>
 std::string JavaFloatingTextOf(F v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
   if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
-  // The shortest round-trip digits, as d[.ddd]e<sign><exponent>.
-  char buf[64];
-  const auto written = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-  std::string_view text(buf, static_cast<size_t>(written.ptr - buf));
-  std::string out;
-  if (text.front() == '-') {
-    out.push_back('-');
-    text.remove_prefix(1);
-  }
-  const size_t e = text.find('e');
-  std::string digits;
-  for (char c : text.substr(0, e)) {
-    if (c != '.') digits.push_back(c);
-  }
-  std::string_view exponent_text = text.substr(e + 1);
-  const bool negative_exponent = exponent_text.front() == '-';
-  if (exponent_text.front() == '+' || exponent_text.front() == '-') exponent_text.remove_prefix(1);
-  int exponent = 0;
-  std::from_chars(exponent_text.data(), exponent_text.data() + exponent_text.size(), exponent);
-  if (negative_exponent) exponent = -exponent;
+  std::string out = v < 0 ? "-" : "";
   const F magnitude = std::fabs(v);
+  std::string digits;
+  int exponent = 0;
+  ScientificDigits(magnitude, -1, &digits, &exponent);
   if (magnitude >= F(1e-3) && magnitude < F(1e7)) {
     if (exponent >= 0) {
       const size_t whole = static_cast<size_t>(exponent) + 1;
@@ -356,18 +361,9 @@ std::string JavaFloatingTextOf(F v) {
     }
     return out;
   }
-  if (digits.size() == 1) {
-    // d.dE<n> has two digits whatever the shortest form: Java prints the two closest to the value,
-    // which differ from d.0 only below the normal range (Double.MIN_VALUE is 4.9E-324, not 5.0E-324).
-    const auto two = std::to_chars(buf, buf + sizeof buf, magnitude, std::chars_format::scientific, 1);
-    digits = {buf[0], buf[2]};
-    exponent = 0;
-    std::string_view two_exponent(std::find(buf, two.ptr, 'e') + 1, two.ptr);
-    const bool negative = two_exponent.front() == '-';
-    if (two_exponent.front() == '+' || two_exponent.front() == '-') two_exponent.remove_prefix(1);
-    std::from_chars(two_exponent.data(), two_exponent.data() + two_exponent.size(), exponent);
-    if (negative) exponent = -exponent;
-  }
+  // d.dE<n> has two digits whatever the shortest form: Java prints the two closest to the value, which
+  // differ from d.0 only below the normal range (Double.MIN_VALUE is 4.9E-324, not 5.0E-324).
+  if (digits.size() == 1) ScientificDigits(magnitude, 1, &digits, &exponent);
   out += digits.substr(0, 1) + "." + digits.substr(1) + "E" + std::to_string(exponent);
   return out;
 }

@@ -121,19 +121,17 @@ std::string_view KeyHashTable::KeyAt(uint32_t ref) const {
   return std::string_view(p + kEntryHeader, LoadLength(p));
 }
 
+static_assert(sizeof(PartitionBucket) == 8, "an entry's value is 8 bytes (kEntryHeader)");
+
 PartitionBucket KeyHashTable::ValueAt(uint32_t ref) const {
   PartitionBucket value;
-  const char* p = EntryAt(ref) + 4;
-  std::memcpy(&value.partition_id, p, 4);
-  std::memcpy(&value.bucket, p + 4, 4);
+  std::memcpy(&value, EntryAt(ref) + 4, sizeof value);
   return value;
 }
 
 void KeyHashTable::SetValueAt(uint32_t ref, PartitionBucket value) {
   // The chunks are this table's own memory: writing through the entry's address is sound.
-  char* p = const_cast<char*>(EntryAt(ref)) + 4;
-  std::memcpy(p, &value.partition_id, 4);
-  std::memcpy(p + 4, &value.bucket, 4);
+  std::memcpy(const_cast<char*>(EntryAt(ref)) + 4, &value, sizeof value);
 }
 
 size_t KeyHashTable::Probe(std::string_view key, uint32_t hash) const {
@@ -164,8 +162,7 @@ uint32_t KeyHashTable::Store(std::string_view key, PartitionBucket value) {
   char* p = chunks_.back().get() + chunk_used_;
   const uint32_t n = static_cast<uint32_t>(key.size());
   std::memcpy(p, &n, sizeof n);
-  std::memcpy(p + 4, &value.partition_id, 4);
-  std::memcpy(p + 8, &value.bucket, 4);
+  std::memcpy(p + 4, &value, sizeof value);
   if (!key.empty()) std::memcpy(p + kEntryHeader, key.data(), key.size());
   const uint64_t offset = (chunks_.size() - 1) * kChunkBytes + chunk_used_;
   chunk_used_ += need;

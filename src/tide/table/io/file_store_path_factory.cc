@@ -59,6 +59,14 @@ std::string LegacyPartitionText(const Datum& v, const DataType& type) {
   }
 }
 
+// The folder text of a partition value (not NULL). Both namings give a FLOAT or DOUBLE as Java's
+// toString (legacy: the value's toString; else a cast to STRING, which is String.valueOf).
+std::string PartitionText(const Datum& v, const DataType& type, bool legacy_name) {
+  if (type.root() == TypeRoot::kDouble) return JavaFloatingText(v.as_double());
+  if (type.root() == TypeRoot::kFloat) return JavaFloatingText(v.as_float());
+  return legacy_name ? LegacyPartitionText(v, type) : DatumToString(v, type);
+}
+
 }  // namespace
 
 Result<std::string> FileStorePathFactory::PartitionPath(const Row& values) const {
@@ -73,13 +81,7 @@ Result<std::string> FileStorePathFactory::PartitionPath(const Row& values) const
     if (i >= values.size() || values[i].is_null()) {
       text = options.partition_default_name();
     } else {
-      if (type.root() == TypeRoot::kDouble) {
-        text = JavaFloatingText(values[i].as_double());  // both namings: Java's Double.toString
-      } else if (type.root() == TypeRoot::kFloat) {
-        text = JavaFloatingText(values[i].as_float());
-      } else {
-        text = options.partition_legacy_name() ? LegacyPartitionText(values[i], type) : DatumToString(values[i], type);
-      }
+      text = PartitionText(values[i], type, options.partition_legacy_name());
       if (Trim(text).empty()) text = options.partition_default_name();
     }
     path = JoinPath(path, EscapePartitionPathSegment(key) + "=" + EscapePartitionPathSegment(text));

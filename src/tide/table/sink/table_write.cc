@@ -640,9 +640,9 @@ Status TableWrite::WriteCrossPartition(RowKind kind, Row&& row) {
 }
 
 Status TableWrite::WriteCrossPartitionKeyed(RowKind kind, Row&& row, uint32_t key_hash) {
+  // PartitionOf's answer holds until its next call, which nothing below makes.
   TIDE_ASSIGN_OR_RETURN(const std::string* own, PartitionOf(row));
-  own_partition_.assign(*own);  // PartitionOf answers in storage of its own, for one call
-  const std::string& own_partition = own_partition_;
+  const std::string& own_partition = *own;
   indexed_writes_.clear();
   Status assigned = global_index_->Assign(kind, scratch_primary_key_, key_hash, own_partition, &indexed_writes_);
   if (!assigned.ok()) return Fail(assigned);

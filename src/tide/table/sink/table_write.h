@@ -424,7 +424,6 @@ class TableWrite {
   // value compare is cheaper than encoding the BinaryRow again.
   Row last_partition_values_;
   std::string last_partition_;
-  std::string own_partition_;          // WriteCrossPartitionKeyed: the row's own partition
 
   // The buckets of snapshot `restore_snapshot_id_` by writer key.
   std::optional<int64_t> restore_snapshot_id_;
