@@ -274,7 +274,9 @@ Result<std::unique_ptr<SnapshotCopy>> SnapshotCopy::Start(SnapshotCopyOptions op
   }
   // Largest tasks are not known exactly; interleaving tables keeps workers busy enough.
   copy->workers_running_ = static_cast<size_t>(workers);
-  copy->recycle_limit_ = static_cast<size_t>(workers) + 1;
+  // Every batch in circulation may wait here (the queue's, one per worker, the consumer's): a batch freed
+  // for want of room is one a worker allocates again, row by row.
+  copy->recycle_limit_ = options.queue_batches + static_cast<size_t>(workers) + 1;
   copy->worker_conns_ = std::move(conns);
   for (int i = 0; i < workers; ++i) copy->threads_.emplace_back([c = copy.get(), i] { c->Worker(static_cast<size_t>(i)); });
   return copy;
@@ -376,9 +378,9 @@ Status SnapshotCopy::RunTask(PgConnection* conn, const Task& task) {
   std::vector<Row> rows;
   size_t filled = 0;
   size_t batch_bytes = 0;
-  size_t row_capacity = columns;
+  size_t row_capacity = columns + options_.row_extra;
   if (auto it = options_.row_capacity.find(relation->table); it != options_.row_capacity.end()) {
-    row_capacity = std::max(row_capacity, it->second);
+    row_capacity = std::max(columns, it->second);
   }
   uint64_t copy_bytes = 0;
   auto ship = [&](bool table_complete) -> bool {

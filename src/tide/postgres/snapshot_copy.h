@@ -18,8 +18,8 @@
 // Memory is bounded: batches hold at most `batch_rows` rows or `batch_bytes` bytes, and at most
 // `queue_batches` wait for the consumer; workers block when the queue is full. A consumer that hands
 // batches back with Recycle() lets the workers refill their storage (row vectors, value buffers)
-// instead of allocating anew and freeing on the consumer's thread; at most workers + 1 batches wait
-// there.
+// instead of allocating anew and freeing on the consumer's thread; every batch in circulation (the
+// queue's, one per worker, one at the consumer) may wait there.
 //
 // Thread-safety: Next(), Recycle() and Cancel() are called by one consumer thread (Cancel also from
 // others, Recycle from any thread); the workers are internal threads.
@@ -58,6 +58,9 @@ struct SnapshotCopyOptions {
   // Room for values each row of a table is allocated with (at least its column count): the consumer's
   // width when it appends values (computed columns), so its rows need not grow. Tables not named: none.
   std::map<PgTableName, size_t> row_capacity;
+  // Room beyond its column count for every row of a table not in row_capacity (a target not opened
+  // yet: the values its consumer may append, computed and metadata columns).
+  size_t row_extra = 0;
   // Tests only: called each time the first session holds its locks, before the others ask for theirs.
   std::function<void()> on_first_session_locked;
 };

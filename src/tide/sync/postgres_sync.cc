@@ -442,6 +442,9 @@ class Pipeline {
     copy_options.snapshot_name = snapshot;
     copy_options.snapshot_lsn = lsn;
     copy_options.workers = o_.copy_workers;
+    // A target opened after the copy starts (created from the relation it reports) appends at most
+    // this many values to a copied row: without the room, every row grew once more on the main thread.
+    copy_options.row_extra = o_.computed_columns.size() + o_.metadata_columns.size();
     for (const PgTableName& table : tables) {
       auto it = sinks_.find(table);
       if (it != sinks_.end()) copy_options.row_capacity[table] = it->second->TargetRowCapacity();
