@@ -191,6 +191,11 @@ void ParquetColumnChunkWriter::AppendNull(int16_t rep, int16_t def) {
 void ParquetColumnChunkWriter::AppendBytes(std::string_view v) {
   page_plain_bytes_ += static_cast<int64_t>(4 + v.size());
   if (dictionary_active_) {
+    if (has_last_entry_ && v.size() == last_entry_size_ &&
+        std::string_view(dictionary_).substr(last_entry_offset_, last_entry_size_) == v) {
+      indices_.push_back(last_entry_index_);
+      return;
+    }
     auto it = dictionary_index_.find(v);
     if (it != dictionary_index_.end()) {
       indices_.push_back(it->second);
@@ -200,6 +205,10 @@ void ParquetColumnChunkWriter::AppendBytes(std::string_view v) {
       const uint32_t index = static_cast<uint32_t>(dictionary_index_.size());
       dictionary_index_.emplace(std::string(v), index);
       PutLittleEndian(static_cast<int32_t>(v.size()), &dictionary_);
+      has_last_entry_ = true;
+      last_entry_offset_ = dictionary_.size();
+      last_entry_size_ = v.size();
+      last_entry_index_ = index;
       dictionary_.append(v);
       indices_.push_back(index);
       return;
@@ -577,6 +586,7 @@ Result<ParquetChunkMeta> ParquetColumnChunkWriter::FinishChunk(std::string* file
   dictionary_active_ = dictionary_eligible_;
   dictionary_index_.clear();
   dictionary_.clear();
+  has_last_entry_ = false;
   chunk_values_ = 0;
   chunk_nulls_ = 0;
   chunk_uncompressed_ = 0;

@@ -803,6 +803,31 @@ TEST(ParquetFileEncoderTest, DictionaryPagesAndTheirFallbackToPlain) {
   }
 }
 
+// Runs of one value (a partition column, a sorted one) are found again without the dictionary's hash
+// lookup: runs that return after others, straddle pages, row groups and the dictionary filling up
+// mid-run, and hold NULLs, all read back as written.
+TEST(ParquetFileEncoderTest, RunsOfOneValueReadBackAcrossPagesGroupsAndAFullDictionary) {
+  std::vector<ParquetColumnSpec> columns = {{"dt", 1, DataType::String()}, {"k", 2, DataType::String(false)}};
+  for (int64_t dictionary_bytes : {int64_t{0}, int64_t{40}, int64_t{1} << 20}) {
+    SCOPED_TRACE("dictionary bytes " + std::to_string(dictionary_bytes));
+    std::vector<Row> rows;
+    for (int64_t r = 0; r < 6000; ++r) {
+      // dt: runs of 700 over 9 days, then the first days again; every 97th row NULL.
+      const int64_t day = r < 4200 ? r / 700 : (r - 4200) / 300;
+      rows.push_back({r % 97 == 0 ? Datum() : Datum("2024-01-0" + std::to_string(day + 1)),
+                      Datum("k" + std::to_string(r / 3))});
+    }
+    ParquetEncoderOptions options;
+    options.row_group_rows = 2500;
+    options.page_bytes = 4096;
+    options.dictionary_bytes = dictionary_bytes;
+    testing::TempDir dir;
+    std::string path = JoinPath(dir.path(), "runs.parquet");
+    WriteFile(path, columns, rows, options);
+    ExpectRowsReadBack(path, columns, rows);
+  }
+}
+
 }  // namespace
 }  // namespace tide
 

@@ -153,9 +153,4 @@ void ColumnVector::Truncate(size_t size) {
   }
 }
 
-int64_t ColumnVector::memory_bytes() const {
-  return static_cast<int64_t>(ints_.capacity() * sizeof(int64_t) + reals_.capacity() * sizeof(double) +
-                              offsets_.capacity() * sizeof(size_t) + bytes_.capacity() + nulls_.capacity());
-}
-
 }  // namespace tide

@@ -88,8 +88,11 @@ class ColumnVector {
   void Truncate(size_t size);
   // Empties the vector, keeping its memory.
   void Clear() { Truncate(0); }
-  // Bytes of memory the vector holds.
-  int64_t memory_bytes() const;
+  // Bytes of memory the vector holds (inline: a write buffer sums it over its columns per record).
+  int64_t memory_bytes() const {
+    return static_cast<int64_t>(ints_.capacity() * sizeof(int64_t) + reals_.capacity() * sizeof(double) +
+                                offsets_.capacity() * sizeof(size_t) + bytes_.capacity() + nulls_.capacity());
+  }
 
  private:
   void Appended() {

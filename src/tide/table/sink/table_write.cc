@@ -114,45 +114,66 @@ int128_t Pow10(int p) {
 }
 
 // Whether `value` has the representation datum.h gives `type` (NULL excepted) and lies in its range.
-bool ValueFits(const Datum& value, const DataType& type) {
-  const size_t index = value.storage().index();
+}  // namespace
+
+TableWrite::ValueCheck TableWrite::ValueCheck::For(const DataType& type) {
+  ValueCheck c;
+  c.not_null = !type.nullable();
   switch (type.root()) {
-    case TypeRoot::kBoolean: return index == 1;
-    case TypeRoot::kTinyInt: return index == 2 && FitsInt(value.as_int(), INT8_MIN, INT8_MAX);
-    case TypeRoot::kSmallInt: return index == 2 && FitsInt(value.as_int(), INT16_MIN, INT16_MAX);
+    case TypeRoot::kBoolean: c.index = 1; break;
+    case TypeRoot::kTinyInt: c = {2, c.not_null, Range::kInt, INT8_MIN, INT8_MAX}; break;
+    case TypeRoot::kSmallInt: c = {2, c.not_null, Range::kInt, INT16_MIN, INT16_MAX}; break;
     case TypeRoot::kInt:
     case TypeRoot::kDate:
-    case TypeRoot::kTime: return index == 2 && FitsInt(value.as_int(), INT32_MIN, INT32_MAX);
-    case TypeRoot::kBigInt: return index == 2;
-    case TypeRoot::kFloat: return index == 3;
-    case TypeRoot::kDouble: return index == 4;
-    case TypeRoot::kDecimal: {
-      if (index != 5) return false;
-      int128_t v = value.as_decimal().unscaled;
-      int128_t limit = Pow10(type.precision());
-      return v < limit && v > -limit;
-    }
+    case TypeRoot::kTime: c = {2, c.not_null, Range::kInt, INT32_MIN, INT32_MAX}; break;
+    case TypeRoot::kBigInt: c.index = 2; break;
+    case TypeRoot::kFloat: c.index = 3; break;
+    case TypeRoot::kDouble: c.index = 4; break;
+    case TypeRoot::kDecimal:
+      c.index = 5;
+      c.range = Range::kDecimal;
+      c.decimal_limit = Pow10(type.precision());
+      break;
     case TypeRoot::kTimestamp:
-    case TypeRoot::kTimestampLtz: {
-      if (index != 6) return false;
-      const TimestampValue& ts = value.as_timestamp();
-      if (ts.nanos_of_milli < 0 || ts.nanos_of_milli >= 1000000) return false;
+    case TypeRoot::kTimestampLtz:
+      c.index = 6;
+      c.range = Range::kTimestamp;
       // Precision 7..9 is written as INT64 nanoseconds (parquet_writer.h): years 1677..2262 only.
-      constexpr int64_t kNanosMillisLimit = 9223372036853;
-      return type.precision() <= 6 || (ts.millis > -kNanosMillisLimit && ts.millis < kNanosMillisLimit);
-    }
+      c.nanos_limited = type.precision() > 6;
+      break;
     case TypeRoot::kChar:
     case TypeRoot::kVarChar:
     case TypeRoot::kBinary:
-    case TypeRoot::kVarBinary: return index == 7;
+    case TypeRoot::kVarBinary: c.index = 7; break;
     case TypeRoot::kArray:
     case TypeRoot::kMultiset:
     case TypeRoot::kMap:
-    case TypeRoot::kRow: return index == 8;
-    case TypeRoot::kVariant: return false;
+    case TypeRoot::kRow: c.index = 8; break;
+    case TypeRoot::kVariant: c.index = kNoIndex; break;
+  }
+  return c;
+}
+
+bool TableWrite::ValueCheck::Fits(const Datum& value) const {
+  if (value.storage().index() != index) return false;
+  switch (range) {
+    case Range::kNone: return true;
+    case Range::kInt: return FitsInt(value.as_int(), lo, hi);
+    case Range::kDecimal: {
+      const int128_t v = value.as_decimal().unscaled;
+      return v < decimal_limit && v > -decimal_limit;
+    }
+    case Range::kTimestamp: {
+      const TimestampValue& ts = value.as_timestamp();
+      if (ts.nanos_of_milli < 0 || ts.nanos_of_milli >= 1000000) return false;
+      constexpr int64_t kNanosMillisLimit = 9223372036853;
+      return !nanos_limited || (ts.millis > -kNanosMillisLimit && ts.millis < kNanosMillisLimit);
+    }
   }
   return false;
 }
+
+namespace {
 
 // The zero value of `type`: false, 0, "", the epoch, an empty collection, a row of zeros.
 Datum ZeroValue(const DataType& type) {
@@ -307,11 +328,8 @@ Result<std::unique_ptr<TableWrite>> TableWrite::Create(FileSystem* fs, std::stri
     if (f.type.root() == TypeRoot::kVariant) {
       return Status::NotSupported("table {}: column '{}' is VARIANT, which Tide cannot write yet", name, f.name);
     }
-    w->not_null_.push_back(!f.type.nullable());
-    bool key = std::find(s.primary_keys.begin(), s.primary_keys.end(), f.name) != s.primary_keys.end() ||
-               std::find(s.partition_keys.begin(), s.partition_keys.end(), f.name) != s.partition_keys.end();
-    w->is_key_column_.push_back(key);
   }
+  w->SetColumnChecks(s);
 
   // Buckets.
   const int32_t bucket = core.bucket();
@@ -487,6 +505,20 @@ Status TableWrite::Fail(Status status) {
   return status;
 }
 
+void TableWrite::SetColumnChecks(const TableSchema& schema) {
+  not_null_.clear();
+  is_key_column_.clear();
+  value_checks_.clear();
+  for (const DataField& f : schema.fields) {
+    not_null_.push_back(!f.type.nullable());
+    bool key =
+        std::find(schema.primary_keys.begin(), schema.primary_keys.end(), f.name) != schema.primary_keys.end() ||
+        std::find(schema.partition_keys.begin(), schema.partition_keys.end(), f.name) != schema.partition_keys.end();
+    is_key_column_.push_back(key);
+    value_checks_.push_back(ValueCheck::For(f.type));
+  }
+}
+
 Status TableWrite::ValidateRow(RowKind kind, const Row& row) const {
   const auto& fields = schema_.fields;
   if (row.size() != fields.size()) {
@@ -502,12 +534,12 @@ Status TableWrite::ValidateRow(RowKind kind, const Row& row) const {
   for (size_t i = 0; i < row.size(); ++i) {
     const Datum& v = row[i];
     if (v.is_null()) {
-      if (not_null_[i]) {
+      if (value_checks_[i].not_null) {
         return Status::InvalidArgument("table {}: cannot write NULL to NOT NULL column '{}'", table_name_, fields[i].name);
       }
       continue;
     }
-    if (!ValueFits(v, fields[i].type)) {
+    if (!value_checks_[i].Fits(v)) {
       return Status::InvalidArgument("table {}: column '{}' ({}) cannot hold the value {}", table_name_, fields[i].name,
                                      fields[i].type.ToString(), DescribeValue(v));
     }
@@ -1630,14 +1662,7 @@ Status TableWrite::ChangeSchema(TableSchema next) {
   }
   if (compaction) compaction_context_ = std::move(compaction);
   if (append_compaction) append_compaction_context_ = std::move(append_compaction);
-  not_null_.clear();
-  is_key_column_.clear();
-  for (const DataField& f : next.fields) {
-    not_null_.push_back(!f.type.nullable());
-    bool key = std::find(next.primary_keys.begin(), next.primary_keys.end(), f.name) != next.primary_keys.end() ||
-               std::find(next.partition_keys.begin(), next.partition_keys.end(), f.name) != next.partition_keys.end();
-    is_key_column_.push_back(key);
-  }
+  SetColumnChecks(next);
   merge_ = std::move(merge);
   buffer_spec_.merge = merge_.get();
   context_->layout = std::move(layout);

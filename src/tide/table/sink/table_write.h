@@ -412,8 +412,24 @@ class TableWrite {
   std::string unpartitioned_;  // the serialized arity-0 partition
   std::vector<int> bucket_key_indices_;
   std::optional<BucketFunction> bucket_function_;
+  // ValidateRow's test of one column's values, taken from its type once: the Datum alternative its
+  // values have, and the range they must fall in.
+  struct ValueCheck {
+    static constexpr uint8_t kNoIndex = 255;  // a type Tide cannot write: no value fits
+    enum class Range : uint8_t { kNone, kInt, kDecimal, kTimestamp };
+    uint8_t index = kNoIndex;
+    bool not_null = false;
+    Range range = Range::kNone;
+    int64_t lo = 0, hi = 0;       // kInt
+    int128_t decimal_limit = 0;   // kDecimal: |unscaled| below it
+    bool nanos_limited = false;   // kTimestamp of precision 7..9: INT64 nanoseconds
+    static ValueCheck For(const DataType& type);
+    bool Fits(const Datum& value) const;  // REQUIRES: value is not NULL
+  };
+  void SetColumnChecks(const TableSchema& schema);
   std::vector<bool> not_null_;
   std::vector<bool> is_key_column_;  // primary-key or partition column
+  std::vector<ValueCheck> value_checks_;
 
   std::unordered_map<std::string, std::unique_ptr<BucketWriter>> writers_;
   BucketWriter* last_writer_ = nullptr;
