@@ -323,6 +323,25 @@ TEST_F(TableWriteTest, RejectsValuesThatDoNotFit) {
   EXPECT_TRUE(w->Write(RowKind::kInsert, Row{I(1), I(1), Datum(DecimalValue{12345}), Datum("x")}).IsInvalidArgument());
   EXPECT_TRUE(w->Write(RowKind::kInsert, Row{I(1), Datum("1"), Datum(DecimalValue{1}), Datum("x")}).IsInvalidArgument());
   EXPECT_TRUE(w->Write(RowKind::kInsert, Row{I(1), I(1), Datum(DecimalValue{1})}).IsInvalidArgument());
+  // Each integer width takes its own range, to the limits.
+  TableSchema ints_schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "t", DataType::TinyInt()),
+                                              Field(2, "s", DataType::SmallInt()), Field(3, "i", DataType::Int()),
+                                              Field(4, "b", DataType::Boolean())},
+                                             {"id"}, {}, {{"bucket", "1"}});
+  auto ints = Writer(MakeTable(ints_schema), ints_schema);
+  auto ints_row = [&](int64_t t, int64_t s, int64_t i) {
+    return ints->Write(RowKind::kInsert, Row{I(1), I(t), I(s), I(i), Datum(true)});
+  };
+  EXPECT_TRUE(ints_row(127, 32767, 2147483647).ok());
+  EXPECT_TRUE(ints_row(-128, -32768, -2147483648LL).ok());
+  EXPECT_TRUE(ints_row(128, 0, 0).IsInvalidArgument());
+  EXPECT_TRUE(ints_row(-129, 0, 0).IsInvalidArgument());
+  EXPECT_TRUE(ints_row(0, 32768, 0).IsInvalidArgument());
+  EXPECT_TRUE(ints_row(0, -32769, 0).IsInvalidArgument());
+  Status too_wide = ints_row(0, 0, 2147483648LL);
+  EXPECT_TRUE(too_wide.IsInvalidArgument());
+  EXPECT_NE(too_wide.message().find("'i'"), std::string::npos) << too_wide.message();
+  EXPECT_TRUE(ints->Write(RowKind::kInsert, Row{I(1), I(0), I(0), I(0), I(1)}).IsInvalidArgument());  // not a boolean
   // TIMESTAMP(9) values outside what the Parquet writer can store are refused at Write, not at flush.
   TableSchema ts_schema = WriterTestSchema({Field(0, "id", DataType::BigInt(false)), Field(1, "ts", DataType::Timestamp(9))},
                                            {"id"}, {}, {{"bucket", "1"}});
