@@ -23,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "tide/base/pod_buffer.h"
 #include "tide/base/result.h"
 #include "tide/types/data_type.h"
 #include "tide/types/datum.h"
@@ -73,7 +74,7 @@ class ColumnVector {
     Appended();
   }
   void AppendBytes(std::string_view v) {
-    bytes_.append(v);
+    bytes_.Append(v.data(), v.size());
     offsets_.push_back(bytes_.size());
     Appended();
   }
@@ -103,11 +104,12 @@ class ColumnVector {
   DataType type_;
   Kind kind_;
   size_t size_ = 0;
-  std::vector<int64_t> ints_;      // kInt64, kFloat (the float's bits)
-  std::vector<double> reals_;      // kDouble
-  std::vector<size_t> offsets_;    // kBytes: size() + 1 offsets into bytes_
-  std::string bytes_;              // kBytes
-  std::vector<uint8_t> nulls_;     // 1: NULL
+  // PodBuffers: a write buffer's columns grow to tens of thousands of values, without copying them.
+  PodBuffer<int64_t> ints_;      // kInt64, kFloat (the float's bits)
+  PodBuffer<double> reals_;      // kDouble
+  PodBuffer<size_t> offsets_;    // kBytes: size() + 1 offsets into bytes_
+  PodBuffer<char> bytes_;        // kBytes
+  PodBuffer<uint8_t> nulls_;     // 1: NULL
 };
 
 }  // namespace tide
