@@ -5,9 +5,11 @@
 // faulted in; for the write buffers of a copy (columns of tens of thousands of values, filled and then
 // freed, again and again) both showed up as a sixth of the main thread's time.
 //
+// Each mapping holds at least kMappedBytes, so their number stays below the memory they hold divided by
+// that (a write buffer's budget bounds it); a mapping refused leaves the array on the heap.
 // Values past size() up to capacity() are unspecified; resize() and assign() zero the new ones.
 // Invariant: size() <= capacity(); data() is null exactly when capacity() is 0; a mapped array holds
-// whole pages (capacity() rounded up to them).
+// whole pages (capacity() rounded up to them) and is released with munmap, any other with free.
 // Thread-safety: a value, as std::vector: one writer at a time, any number of readers of a const one.
 // Allocation failure throws std::bad_alloc, as std::vector does.
 #pragma once
@@ -95,31 +97,43 @@ class PodBuffer {
   }
 
  private:
-  // Room for at least `need` values: double (at least), in place when the mapping can grow.
+  // Room for at least `need` values: double (at least), in place when the mapping can grow. A mapping
+  // refused (the process's count of mappings, say) leaves the array on the heap.
   void Grow(size_t need) {
-    size_t capacity = std::max({need, capacity_ * 2, size_t{16}});
+    const size_t capacity = std::max({need, capacity_ * 2, size_t{16}});
     size_t bytes = capacity * sizeof(T);
     if (bytes >= kMappedBytes) {
       const size_t page = PageBytes();
-      bytes = (bytes + page - 1) / page * page;
+      const size_t mapped_bytes = (bytes + page - 1) / page * page;
       void* grown = MAP_FAILED;
       if (mapped_) {
-        grown = ::mremap(data_, capacity_ * sizeof(T), bytes, MREMAP_MAYMOVE);
+        grown = ::mremap(data_, capacity_ * sizeof(T), mapped_bytes, MREMAP_MAYMOVE);
       } else {
-        grown = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (grown != MAP_FAILED && size_ > 0) std::memcpy(grown, data_, size_ * sizeof(T));
-        if (grown != MAP_FAILED) std::free(data_);
+        grown = ::mmap(nullptr, mapped_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (grown != MAP_FAILED) {
+          if (size_ > 0) std::memcpy(grown, data_, size_ * sizeof(T));
+          std::free(data_);
+        }
       }
-      if (grown == MAP_FAILED) throw std::bad_alloc();
-      data_ = static_cast<T*>(grown);
-      capacity_ = bytes / sizeof(T);
-      mapped_ = true;
-      return;
+      if (grown != MAP_FAILED) {
+        data_ = static_cast<T*>(grown);
+        capacity_ = mapped_bytes / sizeof(T);
+        mapped_ = true;
+        return;
+      }
     }
-    // Below kMappedBytes, and so never mapped yet.
-    void* grown = std::realloc(data_, bytes);
-    if (grown == nullptr) throw std::bad_alloc();
-    data_ = static_cast<T*>(grown);
+    if (mapped_) {
+      void* moved = std::malloc(bytes);
+      if (moved == nullptr) throw std::bad_alloc();
+      std::memcpy(moved, data_, size_ * sizeof(T));
+      ::munmap(data_, capacity_ * sizeof(T));
+      data_ = static_cast<T*>(moved);
+      mapped_ = false;
+    } else {
+      void* grown = std::realloc(data_, bytes);
+      if (grown == nullptr) throw std::bad_alloc();
+      data_ = static_cast<T*>(grown);
+    }
     capacity_ = capacity;
   }
 
