@@ -161,6 +161,46 @@ TEST(SnapshotCopyTest, RecycledBatchesCarryNothingOver) {
   Sql("SELECT pg_drop_replication_slot('copy_recycle_slot')");
 }
 
+// A batch's bytes count a Datum slot for each value a row has room for, besides the values' bytes: a
+// wide table's batches stay within batch_bytes instead of holding batch_rows rows of 40-byte slots.
+TEST(SnapshotCopyTest, WideRowsFillABatchByTheirSlots) {
+  constexpr int kColumns = 64;
+  std::string create = "DROP TABLE IF EXISTS copy_columns; CREATE TABLE copy_columns(id int PRIMARY KEY";
+  std::string select = "INSERT INTO copy_columns SELECT g";
+  for (int c = 1; c < kColumns; ++c) {
+    create += ", c" + std::to_string(c) + " int";
+    select += ", g + " + std::to_string(c);
+  }
+  Sql(create + "); " + select + " FROM generate_series(1, 3000) g");
+  auto exported = CreateExportedSlot("copy_columns_slot");
+  SnapshotCopyOptions options;
+  options.conninfo = Server().conninfo();
+  options.snapshot_name = exported.slot.snapshot_name;
+  options.snapshot_lsn = exported.slot.consistent_point;
+  options.workers = 1;
+  options.batch_rows = 4096;
+  // A row: 64 slots of sizeof(Datum) and 64 four-byte values.
+  const size_t row_bytes = kColumns * (sizeof(Datum) + 4);
+  options.batch_bytes = 100 * row_bytes;
+  auto copy = SnapshotCopy::Start(options, {{"public", "copy_columns"}});
+  ASSERT_TRUE(copy.ok()) << copy.status().ToString();
+  exported.conn.reset();
+  size_t rows = 0, batches = 0;
+  while (true) {
+    auto batch = (*copy)->Next();
+    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+    if (!*batch) break;
+    EXPECT_LE((*batch)->rows.size(), 100u) << "a batch past batch_bytes by its slots";
+    rows += (*batch)->rows.size();
+    batches += (*batch)->rows.empty() ? 0 : 1;
+    (*copy)->Recycle(std::move(**batch));
+  }
+  EXPECT_EQ(rows, 3000u);
+  EXPECT_GE(batches, 30u);
+  copy->reset();  // its sessions hold the snapshot's transaction, and with it a lock on the table
+  Sql("SELECT pg_drop_replication_slot('copy_columns_slot'); DROP TABLE copy_columns");
+}
+
 // The field report's trap 1: a statement_timeout or idle_in_transaction_session_timeout set for the
 // role cuts off a long copy. The copy sessions turn both off for themselves: here the consumer is slower
 // than either timeout, so a COPY stays active (and its session in its transaction) far longer.

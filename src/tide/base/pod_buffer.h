@@ -1,9 +1,10 @@
 // PodBuffer<T>: a growable array of trivially copyable values (a std::vector for column data) whose
 // large arrays grow without copying: from kMappedBytes on, the array lives in an anonymous mapping of its
 // own and grows with mremap, which moves the page tables instead of the bytes. A std::vector that
-// doubles copies every value again at each step and writes each into fresh memory that must first be
-// faulted in; for the write buffers of a copy (columns of tens of thousands of values, filled and then
-// freed, again and again) both showed up as a sixth of the main thread's time.
+// doubles copies every value written so far again at each step, into fresh memory; for the write
+// buffers of a copy (columns of tens of thousands of values, filled and then freed, again and again)
+// those copies were a large part of the main thread's time. A mapping freed is faulted in again when
+// the next array grows into one: what is saved is the copy at each doubling, not the first touch.
 //
 // Each mapping holds at least kMappedBytes, so their number stays below the memory they hold divided by
 // that (a write buffer's budget bounds it); a mapping refused leaves the array on the heap.
@@ -19,6 +20,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -31,6 +33,7 @@ template <typename T>
 class PodBuffer {
   static_assert(std::is_trivially_copyable_v<T>, "PodBuffer copies its values as bytes");
   static_assert((sizeof(T) & (sizeof(T) - 1)) == 0 && sizeof(T) <= 4096, "whole values fill a page");
+  static_assert(alignof(T) <= alignof(std::max_align_t), "malloc's and mmap's alignment suffices");
 
  public:
   // Arrays of at least this many bytes live in a mapping of their own.
@@ -72,9 +75,16 @@ class PodBuffer {
     if (size_ == capacity_) Grow(size_ + 1);
     data_[size_++] = value;
   }
+  // `values` may point into this buffer's own values.
   void Append(const T* values, size_t n) {
     if (n == 0) return;
-    if (size_ + n > capacity_) Grow(size_ + n);
+    if (size_ + n > capacity_) {
+      // Growing may move or free the storage `values` points into: take its offset first.
+      const bool own = values >= data_ && values < data_ + size_;
+      const size_t offset = own ? static_cast<size_t>(values - data_) : 0;
+      Grow(size_ + n);
+      if (own) values = data_ + offset;
+    }
     std::memcpy(data_ + size_, values, n * sizeof(T));
     size_ += n;
   }
@@ -100,6 +110,7 @@ class PodBuffer {
   // Room for at least `need` values: double (at least), in place when the mapping can grow. A mapping
   // refused (the process's count of mappings, say) leaves the array on the heap.
   void Grow(size_t need) {
+    if (need > SIZE_MAX / sizeof(T) / 2) throw std::bad_alloc();  // doubling would overflow the byte count
     const size_t capacity = std::max({need, capacity_ * 2, size_t{16}});
     size_t bytes = capacity * sizeof(T);
     if (bytes >= kMappedBytes) {

@@ -27,6 +27,20 @@ TEST(PodBufferTest, ValuesSurviveGrowthIntoAndWithinAMapping) {
   EXPECT_EQ(buffer.back(), expected.back());
 }
 
+// Appending a buffer's own values (doubling it) at each size, across the move into a mapping and the
+// mapping's growth: the values read are those before the growth, though growing moved or freed them.
+TEST(PodBufferTest, AppendsItsOwnValuesAcrossGrowth) {
+  PodBuffer<int32_t> buffer;
+  std::vector<int32_t> expected{1, 2, 3};
+  buffer.Append(expected.data(), expected.size());
+  while (buffer.size() * sizeof(int32_t) < 4 * PodBuffer<int32_t>::kMappedBytes) {
+    buffer.Append(buffer.data() + 1, buffer.size() - 1);  // an interior start: the offset is kept
+    const std::vector<int32_t> tail(expected.begin() + 1, expected.end());
+    expected.insert(expected.end(), tail.begin(), tail.end());
+    ASSERT_EQ(std::vector<int32_t>(buffer.data(), buffer.data() + buffer.size()), expected);
+  }
+}
+
 TEST(PodBufferTest, ResizeZeroesAssignFillsAppendAdds) {
   PodBuffer<char> bytes;
   bytes.Append("abc", 3);

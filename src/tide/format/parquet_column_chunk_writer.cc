@@ -191,24 +191,22 @@ void ParquetColumnChunkWriter::AppendNull(int16_t rep, int16_t def) {
 void ParquetColumnChunkWriter::AppendBytes(std::string_view v) {
   page_plain_bytes_ += static_cast<int64_t>(4 + v.size());
   if (dictionary_active_) {
-    if (has_last_entry_ && v.size() == last_entry_size_ &&
-        std::string_view(dictionary_).substr(last_entry_offset_, last_entry_size_) == v) {
+    if (last_entry_ != nullptr && *last_entry_ == v) {
       indices_.push_back(last_entry_index_);
       return;
     }
     auto it = dictionary_index_.find(v);
     if (it != dictionary_index_.end()) {
+      last_entry_ = &it->first;
+      last_entry_index_ = it->second;
       indices_.push_back(it->second);
       return;
     }
     if (static_cast<int64_t>(dictionary_.size() + 4 + v.size()) <= dictionary_bytes_) {
       const uint32_t index = static_cast<uint32_t>(dictionary_index_.size());
-      dictionary_index_.emplace(std::string(v), index);
-      PutLittleEndian(static_cast<int32_t>(v.size()), &dictionary_);
-      has_last_entry_ = true;
-      last_entry_offset_ = dictionary_.size();
-      last_entry_size_ = v.size();
+      last_entry_ = &dictionary_index_.emplace(std::string(v), index).first->first;
       last_entry_index_ = index;
+      PutLittleEndian(static_cast<int32_t>(v.size()), &dictionary_);
       dictionary_.append(v);
       indices_.push_back(index);
       return;
@@ -586,7 +584,7 @@ Result<ParquetChunkMeta> ParquetColumnChunkWriter::FinishChunk(std::string* file
   dictionary_active_ = dictionary_eligible_;
   dictionary_index_.clear();
   dictionary_.clear();
-  has_last_entry_ = false;
+  last_entry_ = nullptr;
   chunk_values_ = 0;
   chunk_nulls_ = 0;
   chunk_uncompressed_ = 0;

@@ -150,11 +150,11 @@ class ParquetColumnChunkWriter {
   };
   std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> dictionary_index_;
   std::string dictionary_;      // the distinct values, PLAIN
-  // The value added to the dictionary last, as a place in dictionary_: a partition column (or a run of
-  // equal values) repeats it row after row, found again with a compare instead of a hash lookup.
-  size_t last_entry_offset_ = 0, last_entry_size_ = 0;
+  // The dictionary value met last, as its key in dictionary_index_ (a node's key stays in place until
+  // the index is cleared): a partition column (or a run of equal values) repeats it row after row,
+  // found again with a compare instead of a hash lookup.
+  const std::string* last_entry_ = nullptr;
   uint32_t last_entry_index_ = 0;
-  bool has_last_entry_ = false;
   Status deferred_;             // a page that failed to compress while appending
 
   // The open page.

@@ -376,11 +376,22 @@ Status SnapshotCopy::RunTask(PgConnection* conn, const Task& task) {
   // Rows [0, filled) hold the batch being filled; rows past it are storage from a recycled batch,
   // overwritten in place (each Row keeps its capacity, each value slot is assigned).
   std::vector<Row> rows;
+  {
+    // A spare left by an earlier range or handed back by the consumer: without it each range would
+    // add a batch to those in circulation, and the pool would overflow and free on the consumer.
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!recycled_.empty()) {
+      rows = std::move(recycled_.back());
+      recycled_.pop_back();
+    }
+  }
   size_t filled = 0;
   size_t batch_bytes = 0;
-  size_t row_capacity = columns + options_.row_extra;
+  size_t row_capacity = columns;
   if (auto it = options_.row_capacity.find(relation->table); it != options_.row_capacity.end()) {
     row_capacity = std::max(columns, it->second);
+  } else if (auto extra = options_.row_extra.find(relation->table); extra != options_.row_extra.end()) {
+    row_capacity += extra->second;
   }
   uint64_t copy_bytes = 0;
   auto ship = [&](bool table_complete) -> bool {
@@ -402,6 +413,9 @@ Status SnapshotCopy::RunTask(PgConnection* conn, const Task& task) {
     Row& row = rows[filled];
     if (row.capacity() < row_capacity) row.reserve(row_capacity);
     row.resize(columns);
+    // A row holds a Datum per slot besides its values' bytes: a wide table's batches are bounded by
+    // their slots, not by rows alone.
+    batch_bytes += row_capacity * sizeof(Datum);
     for (size_t i = 0; i < columns; ++i) {
       const auto& field = fields[i];
       if (!field) {

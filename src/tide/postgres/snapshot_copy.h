@@ -10,16 +10,19 @@
 //   COPY (SELECT <columns> FROM <table> [WHERE ctid >= '(a,0)' AND ctid < '(b,0)']) TO STDOUT (FORMAT binary)
 // With more than one worker, a table larger than `split_pages` is cut into block ranges (PostgreSQL
 // 14+ scans them with a TID range scan, reading only those blocks); a partitioned table is copied
-// partition by partition, and its rows are reported under the root. The binary COPY stream is parsed here (signature, flags, header
-// extension, per-row field count, -1 = NULL, trailer) and each field decoded with the column's
-// PgValueDecoder; columns whose type has no binary decoder are selected as `col::text` and decoded from
-// text. Generated columns are left out, as pgoutput leaves them out.
+// partition by partition, and its rows are reported under the root. The binary COPY stream is
+// parsed here (signature, flags, header extension, per-row field count, -1 = NULL, trailer) and each
+// field decoded with the column's PgValueDecoder; columns whose type has no binary decoder are
+// selected as `col::text` and decoded from text. Generated columns are left out, as pgoutput leaves
+// them out.
 //
-// Memory is bounded: batches hold at most `batch_rows` rows or `batch_bytes` bytes, and at most
-// `queue_batches` wait for the consumer; workers block when the queue is full. A consumer that hands
-// batches back with Recycle() lets the workers refill their storage (row vectors, value buffers)
-// instead of allocating anew and freeing on the consumer's thread; every batch in circulation (the
-// queue's, one per worker, one at the consumer) may wait there.
+// Memory is bounded: batches hold at most `batch_rows` rows or `batch_bytes` bytes (the values'
+// bytes and a Datum slot for each value a row has room for), and at most `queue_batches` wait for the
+// consumer; workers block when the queue is full. A consumer that hands batches back with Recycle()
+// lets the workers refill their storage (row vectors, value buffers) instead of allocating anew and
+// freeing on the consumer's thread. A worker starts each range with a spare batch when one waits, so
+// at most queue_batches + workers + 1 batches are alive at once (the queue's, one being filled per
+// worker, one at the consumer), and as many wait in the spare pool.
 //
 // Thread-safety: Next(), Recycle() and Cancel() are called by one consumer thread (Cancel also from
 // others, Recycle from any thread); the workers are internal threads.
@@ -59,8 +62,8 @@ struct SnapshotCopyOptions {
   // width when it appends values (computed columns), so its rows need not grow. Tables not named: none.
   std::map<PgTableName, size_t> row_capacity;
   // Room beyond its column count for every row of a table not in row_capacity (a target not opened
-  // yet: the values its consumer may append, computed and metadata columns).
-  size_t row_extra = 0;
+  // yet: the values its consumer may append, computed and metadata columns). Tables not named: none.
+  std::map<PgTableName, size_t> row_extra;
   // Tests only: called each time the first session holds its locks, before the others ask for theirs.
   std::function<void()> on_first_session_locked;
 };

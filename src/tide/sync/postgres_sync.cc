@@ -444,10 +444,13 @@ class Pipeline {
     copy_options.workers = o_.copy_workers;
     // A target opened after the copy starts (created from the relation it reports) appends at most
     // this many values to a copied row: without the room, every row grew once more on the main thread.
-    copy_options.row_extra = o_.computed_columns.size() + o_.metadata_columns.size();
     for (const PgTableName& table : tables) {
       auto it = sinks_.find(table);
-      if (it != sinks_.end()) copy_options.row_capacity[table] = it->second->TargetRowCapacity();
+      if (it != sinks_.end()) {
+        copy_options.row_capacity[table] = it->second->TargetRowCapacity();
+      } else {
+        copy_options.row_extra[table] = ValuesFor(o_.computed_columns, table).size() + o_.metadata_columns.size();
+      }
     }
     TIDE_ASSIGN_OR_RETURN(auto copy, SnapshotCopy::Start(copy_options, tables));
     repl.reset();  // every worker holds the snapshot now; the export (and a temporary slot) may end

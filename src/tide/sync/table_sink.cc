@@ -821,8 +821,8 @@ Status TableSink::WriteCopyRows(const SourceRelationPtr& relation, std::vector<R
   recent_.Forget();
   // Copied rows are new keys, read in the table's order: their files may start at the top level.
   write_->SetBulkLoad(true);
-  // A copy session filled these rows on another core: their values are loaded a few rows ahead, so
-  // that mapping a row does not wait for its cache lines one by one.
+  // A copy session filled these rows on another core: their value slots are loaded a few rows ahead,
+  // so that mapping a row does not wait for its cache lines one by one (a string's bytes are not).
   constexpr size_t kPrefetchRows = 4;
   for (size_t i = 0; i < rows->size(); ++i) {
     if (i + kPrefetchRows < rows->size()) {

@@ -113,7 +113,6 @@ int128_t Pow10(int p) {
   return kTable[static_cast<size_t>(std::clamp(p, 0, 38))];
 }
 
-// Whether `value` has the representation datum.h gives `type` (NULL excepted) and lies in its range.
 }  // namespace
 
 TableWrite::ValueCheck TableWrite::ValueCheck::For(const DataType& type) {
@@ -154,6 +153,7 @@ TableWrite::ValueCheck TableWrite::ValueCheck::For(const DataType& type) {
   return c;
 }
 
+// Whether `value` has the representation datum.h gives the column's type and lies in its range.
 bool TableWrite::ValueCheck::Fits(const Datum& value) const {
   if (value.storage().index() != index) return false;
   switch (range) {
@@ -506,11 +506,9 @@ Status TableWrite::Fail(Status status) {
 }
 
 void TableWrite::SetColumnChecks(const TableSchema& schema) {
-  not_null_.clear();
   is_key_column_.clear();
   value_checks_.clear();
   for (const DataField& f : schema.fields) {
-    not_null_.push_back(!f.type.nullable());
     bool key =
         std::find(schema.primary_keys.begin(), schema.primary_keys.end(), f.name) != schema.primary_keys.end() ||
         std::find(schema.partition_keys.begin(), schema.partition_keys.end(), f.name) != schema.partition_keys.end();
@@ -554,7 +552,7 @@ void TableWrite::FillRetractPlaceholders(Row* row) const {
   MergeEngine engine = options_.merge_engine();
   if (engine != MergeEngine::kDeduplicate && engine != MergeEngine::kFirstRow) return;
   for (size_t i = 0; i < row->size() && i < schema_.fields.size(); ++i) {
-    if (!(*row)[i].is_null() || !not_null_[i] || is_key_column_[i]) continue;
+    if (!(*row)[i].is_null() || !value_checks_[i].not_null || is_key_column_[i]) continue;
     (*row)[i] = ZeroValue(schema_.fields[i].type);
   }
 }

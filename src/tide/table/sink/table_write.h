@@ -427,7 +427,6 @@ class TableWrite {
     bool Fits(const Datum& value) const;  // REQUIRES: value is not NULL
   };
   void SetColumnChecks(const TableSchema& schema);
-  std::vector<bool> not_null_;
   std::vector<bool> is_key_column_;  // primary-key or partition column
   std::vector<ValueCheck> value_checks_;
 
