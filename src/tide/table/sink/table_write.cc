@@ -11,8 +11,8 @@
 
 #include "tide/base/bytes.h"
 #include "tide/base/logging.h"
+#include "tide/base/parallel_for.h"
 #include "tide/base/strings.h"
-#include "tide/base/thread_name.h"
 #include "tide/base/uuid.h"
 #include "tide/codec/murmur_hash.h"
 #include "tide/format/parquet_compression.h"
@@ -1388,21 +1388,7 @@ Status TableWrite::FlushAll(const std::vector<BucketWriter*>& writers) {
   // bucket). Booking the files (compaction, lists, metrics) stays on this thread, in bucket order.
   const auto started = std::chrono::steady_clock::now();
   std::vector<std::optional<Result<FlushedFiles>>> results(dirty.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next.fetch_add(1); i < dirty.size(); i = next.fetch_add(1)) results[i] = WriteBufferFiles(dirty[i]);
-  };
-  {
-    std::vector<std::jthread> helpers;
-    const size_t threads = std::min(dirty.size(), kFlushThreads);
-    for (size_t t = 1; t < threads; ++t) {
-      helpers.emplace_back([&] {
-        SetCurrentThreadName("tide-flush");
-        work();
-      });
-    }
-    work();
-  }
+  ParallelFor(dirty.size(), kFlushThreads, "tide-flush", [&](size_t i) { results[i] = WriteBufferFiles(dirty[i]); });
   metrics_.flush_micros +=
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count();
   Status first;
@@ -1453,11 +1439,19 @@ Result<std::vector<CommitMessage>> TableWrite::PrepareCommit() {
   }
   // Data, changelog and compaction files are written under their final names without syncing their
   // folder (ParquetWriteOptions::write_in_place): their names become durable here, one folder sync per
-  // bucket and commit, before any snapshot can list them.
+  // bucket and commit, before any snapshot can list them. The syncs wait on the disk, not a CPU: side
+  // by side they share its journal commits (a commit touching every day of a table syncs as many
+  // folders).
+  std::vector<const std::string*> folders;
   for (BucketWriter* w : ordered) {
     if (w->new_files.empty() && w->changelog_files.empty() && w->compact_after.empty()) continue;
-    Status synced = SyncLocalDirectory(w->paths.bucket_dir());
-    if (!synced.ok()) return Fail(synced.WithContext("table " + table_name_));
+    folders.push_back(&w->paths.bucket_dir());
+  }
+  std::vector<Status> synced(folders.size());
+  ParallelFor(folders.size(), kSyncThreads, "tide-sync-dir",
+              [&](size_t i) { synced[i] = SyncLocalDirectory(*folders[i]); });
+  for (const Status& st : synced) {
+    if (!st.ok()) return Fail(st.WithContext("table " + table_name_));
   }
   std::vector<CommitMessage> messages;
   for (BucketWriter* w : ordered) {

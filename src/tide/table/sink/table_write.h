@@ -349,6 +349,7 @@ class TableWrite {
     std::vector<DataFileMeta> changelog;
   };
   static constexpr size_t kFlushThreads = 4;
+  static constexpr size_t kSyncThreads = 8;  // folder syncs of one commit in flight at once
   // Writes `w`'s buffer (or `columns`, a column buffer detached from it) into data (and changelog)
   // files and empties it. Touches only `w`, the buffer, the shared write context and the file system,
   // so buckets may flush on several threads (ParallelFlushes, flush-ahead).
