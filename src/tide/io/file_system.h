@@ -73,8 +73,13 @@ class FileSystem {
   // then a no-replace rename. AlreadyExists if another writer got there first; no partial file is ever
   // visible at `path`.
   Status WriteFileExclusive(const std::string& path, std::string_view data);
-  // Writes `data` to `path`, replacing it atomically (temporary file then rename). For hint files.
+  // Writes `data` durably to `path`, replacing it atomically (temporary file, fsync, rename, folder
+  // sync).
   virtual Status WriteFileAtomic(const std::string& path, std::string_view data) = 0;
+  // Writes a hint (LATEST, EARLIEST) to `path`, replacing it atomically but not durably: readers verify
+  // a hint and ignore one that is stale, empty or garbled (as after a crash), so it needs no fsync, as
+  // Java Paimon's hints get none. By default WriteFileAtomic.
+  virtual Status WriteHintFile(const std::string& path, std::string_view data) { return WriteFileAtomic(path, data); }
 };
 
 // fsyncs the local directory `path`, so that the entries created in it (files, folders) are durable.

@@ -39,6 +39,23 @@ TEST(LocalFileSystemTest, ReadRangeAndErrorsNameTheFile) {
   EXPECT_EQ(*fs->ReadFile(path), "replaced");
 }
 
+// A hint replaces the file whole and leaves no temporary file beside it; a folder that is missing is
+// an error naming it.
+TEST(LocalFileSystemTest, HintFileReplacesWholeAndLeavesNothingBeside) {
+  testing::TempDir dir;
+  FileSystem* fs = FileSystem::Local();
+  std::string path = JoinPath(dir.path(), "LATEST");
+  ASSERT_TRUE(fs->WriteHintFile(path, "12345").ok());
+  ASSERT_TRUE(fs->WriteHintFile(path, "7").ok());
+  EXPECT_EQ(*fs->ReadFile(path), "7");
+  auto entries = *fs->ListDir(dir.path());
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].name, "LATEST");
+  auto missing = fs->WriteHintFile(JoinPath(dir.path(), "gone/LATEST"), "1");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.message().find("gone"), std::string::npos) << missing.ToString();
+}
+
 TEST(PathTest, JoinBaseDir) {
   EXPECT_EQ(JoinPath("/a/", "b"), "/a/b");
   EXPECT_EQ(JoinPath("/a", "/b"), "/a/b");

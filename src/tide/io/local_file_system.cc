@@ -62,7 +62,8 @@ std::string TempName(const std::string& path) {
 
 class LocalWritableFile final : public WritableFile {
  public:
-  LocalWritableFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  // Without `sync`, Close() leaves the bytes to the kernel's write-back (hint files).
+  LocalWritableFile(std::string path, int fd, bool sync = true) : path_(std::move(path)), fd_(fd), sync_(sync) {}
   ~LocalWritableFile() override {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -84,7 +85,7 @@ class LocalWritableFile final : public WritableFile {
     if (fd_ < 0) return Status::OK();
     int fd = fd_;
     fd_ = -1;
-    if (::fsync(fd) != 0) {
+    if (sync_ && ::fsync(fd) != 0) {
       int err = errno;
       ::close(fd);
       return ErrnoStatus("fsync", path_, err);
@@ -98,6 +99,7 @@ class LocalWritableFile final : public WritableFile {
  private:
   std::string path_;
   int fd_;
+  bool sync_;
   uint64_t written_ = 0;
 };
 
@@ -277,6 +279,18 @@ class LocalFileSystem final : public FileSystem {
       return ErrnoStatus("rename to", path, err);
     }
     return FsyncDir(std::string(DirName(path)));
+  }
+
+  Status WriteHintFile(const std::string& path, std::string_view data) override {
+    std::string tmp = TempName(path);
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return ErrnoStatus("create", tmp, errno);
+    LocalWritableFile file(tmp, fd, /*sync=*/false);
+    Status s = file.Append(data);
+    if (s.ok()) s = file.Close();
+    if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) s = ErrnoStatus("rename to", path, errno);
+    if (!s.ok()) DeleteFile(tmp).IgnoreError();
+    return s;
   }
 
   friend class FileSystem;

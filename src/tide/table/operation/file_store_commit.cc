@@ -319,7 +319,7 @@ void FileStoreCommit::WriteHint(const char* name, int64_t id, std::mt19937* rng)
     if (attempt > 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(5, 50)(*rng)));
     }
-    s = fs_->WriteFileAtomic(path, std::to_string(id));
+    s = fs_->WriteHintFile(path, std::to_string(id));
     if (s.ok()) return;
   }
   TIDE_LOG_WARN("table {}: could not write the {} hint ({}): {}", table_name_, name, id, s.ToString());

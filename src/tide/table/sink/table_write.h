@@ -348,8 +348,10 @@ class TableWrite {
     std::vector<DataFileMeta> data;
     std::vector<DataFileMeta> changelog;
   };
-  static constexpr size_t kFlushThreads = 4;
-  static constexpr size_t kSyncThreads = 8;  // folder syncs of one commit in flight at once
+  // Buckets flushing at once, and folder syncs of one commit in flight at once: a commit's small
+  // flushes wait on their files' fsyncs more than they use a CPU.
+  static constexpr size_t kFlushThreads = 8;
+  static constexpr size_t kSyncThreads = 8;
   // Writes `w`'s buffer (or `columns`, a column buffer detached from it) into data (and changelog)
   // files and empties it. Touches only `w`, the buffer, the shared write context and the file system,
   // so buckets may flush on several threads (ParallelFlushes, flush-ahead).
