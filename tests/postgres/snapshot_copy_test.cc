@@ -33,6 +33,15 @@ ExportedSlot CreateExportedSlot(const std::string& name) {
   return out;
 }
 
+// Options that copy under `exported`'s snapshot from the test server.
+SnapshotCopyOptions CopyOptionsFor(const ExportedSlot& exported) {
+  SnapshotCopyOptions options;
+  options.conninfo = Server().conninfo();
+  options.snapshot_name = exported.slot.snapshot_name;
+  options.snapshot_lsn = exported.slot.consistent_point;
+  return options;
+}
+
 TEST(SnapshotCopyTest, CopiesLargeTableInParallelRangesAndPartitionsUnderRoot) {
   Sql("DROP TABLE IF EXISTS copy_big, copy_part; "
       "CREATE TABLE copy_big(id bigint PRIMARY KEY, v numeric(10,2), s text, r int4range); "
@@ -45,10 +54,7 @@ TEST(SnapshotCopyTest, CopiesLargeTableInParallelRangesAndPartitionsUnderRoot) {
   // Rows written after the snapshot must not be copied.
   Sql("INSERT INTO copy_big VALUES (60001, 1, 'late', NULL); DELETE FROM copy_big WHERE id = 1");
 
-  SnapshotCopyOptions options;
-  options.conninfo = Server().conninfo();
-  options.snapshot_name = exported.slot.snapshot_name;
-  options.snapshot_lsn = exported.slot.consistent_point;
+  SnapshotCopyOptions options = CopyOptionsFor(exported);
   options.workers = 3;
   options.split_pages = 64;  // copy_big has ~600 pages: many ranges
   options.batch_rows = 1000;
@@ -113,10 +119,7 @@ TEST(SnapshotCopyTest, RecycledBatchesCarryNothingOver) {
       "INSERT INTO copy_narrow SELECT g, CASE WHEN g % 4 = 0 THEN NULL ELSE md5(g::text) || repeat('n', g % 9) END "
       "FROM generate_series(1, 5000) g");
   auto exported = CreateExportedSlot("copy_recycle_slot");
-  SnapshotCopyOptions options;
-  options.conninfo = Server().conninfo();
-  options.snapshot_name = exported.slot.snapshot_name;
-  options.snapshot_lsn = exported.slot.consistent_point;
+  SnapshotCopyOptions options = CopyOptionsFor(exported);
   options.workers = 2;
   options.split_pages = 8;  // several ranges per table, so batches move between the tables
   options.batch_rows = 97;
@@ -173,10 +176,7 @@ TEST(SnapshotCopyTest, WideRowsFillABatchByTheirSlots) {
   }
   Sql(create + "); " + select + " FROM generate_series(1, 3000) g");
   auto exported = CreateExportedSlot("copy_columns_slot");
-  SnapshotCopyOptions options;
-  options.conninfo = Server().conninfo();
-  options.snapshot_name = exported.slot.snapshot_name;
-  options.snapshot_lsn = exported.slot.consistent_point;
+  SnapshotCopyOptions options = CopyOptionsFor(exported);
   options.workers = 1;
   options.batch_rows = 4096;
   // A row: 64 slots of sizeof(Datum) and 64 four-byte values.
@@ -219,10 +219,7 @@ TEST(SnapshotCopyTest, TableAlteredOrTruncatedAfterTheSnapshotIsLeftForALaterCop
   // TRUNCATE is not MVCC-safe: under the older snapshot the table would look empty.
   Sql("TRUNCATE copy_truncated");
 
-  SnapshotCopyOptions options;
-  options.conninfo = Server().conninfo();
-  options.snapshot_name = exported.slot.snapshot_name;
-  options.snapshot_lsn = exported.slot.consistent_point;
+  SnapshotCopyOptions options = CopyOptionsFor(exported);
   options.workers = 2;
   auto copy = SnapshotCopy::Start(options, {{"public", "copy_ddl"}, {"public", "copy_steady"}, {"public", "copy_truncated"}});
   ASSERT_TRUE(copy.ok()) << copy.status().ToString();
@@ -267,10 +264,7 @@ TEST(SnapshotCopyTest, SchemaChangeQueuedWhileTheSessionsLockMakesThemStepBack) 
   std::thread alter;
   std::atomic<bool> altered{false};
   int first_locks = 0;
-  SnapshotCopyOptions options;
-  options.conninfo = Server().conninfo();
-  options.snapshot_name = exported.slot.snapshot_name;
-  options.snapshot_lsn = exported.slot.consistent_point;
+  SnapshotCopyOptions options = CopyOptionsFor(exported);
   options.workers = 3;
   options.on_first_session_locked = [&] {
     if (++first_locks > 1) return;
@@ -392,10 +386,7 @@ TEST(NoGapNoOverlapTest, CopyPlusStreamRebuildsTheTableWhileAWriterRuns) {
   while (ops.load() < 200) std::this_thread::sleep_for(std::chrono::milliseconds(10));
 
   auto exported = CreateExportedSlot("gap_slot");
-  SnapshotCopyOptions options;
-  options.conninfo = Server().conninfo();
-  options.snapshot_name = exported.slot.snapshot_name;
-  options.snapshot_lsn = exported.slot.consistent_point;
+  SnapshotCopyOptions options = CopyOptionsFor(exported);
   options.workers = 2;
   options.split_pages = 16;
   auto copy = SnapshotCopy::Start(options, {{"public", "gap_t"}});
