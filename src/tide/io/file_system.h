@@ -76,9 +76,10 @@ class FileSystem {
   // Writes `data` durably to `path`, replacing it atomically (temporary file, fsync, rename, folder
   // sync).
   virtual Status WriteFileAtomic(const std::string& path, std::string_view data) = 0;
-  // Writes a hint (LATEST, EARLIEST) to `path`, replacing it atomically but not durably: readers verify
-  // a hint and ignore one that is stale, empty or garbled (as after a crash), so it needs no fsync, as
-  // Java Paimon's hints get none. By default WriteFileAtomic.
+  // Writes a hint (a commit's LATEST) to `path`, replacing it atomically but not durably: readers
+  // verify a hint and ignore one that is stale, empty or garbled (as after a crash), so a hint whose
+  // loss orders nothing needs no fsync. Not for hints written after deletions (expiry, rollback), whose
+  // folder sync makes those deletions durable first. By default WriteFileAtomic.
   virtual Status WriteHintFile(const std::string& path, std::string_view data) { return WriteFileAtomic(path, data); }
 };
 

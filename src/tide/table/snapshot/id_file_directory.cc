@@ -61,11 +61,13 @@ Result<std::optional<int64_t>> IdFileDirectory::EarliestId() const {
 Result<bool> IdFileDirectory::Exists(int64_t id) const { return fs_->Exists(Path(id)); }
 
 Status IdFileDirectory::CommitEarliestHint(int64_t id) const {
-  return fs_->WriteHintFile(JoinPath(dir_, "EARLIEST"), std::to_string(id));
+  // Durable (folder synced): expiry and rollback rely on it to make the deletions before it durable
+  // before they delete what those snapshots referenced.
+  return fs_->WriteFileAtomic(JoinPath(dir_, "EARLIEST"), std::to_string(id));
 }
 
 Status IdFileDirectory::CommitLatestHint(int64_t id) const {
-  return fs_->WriteHintFile(JoinPath(dir_, "LATEST"), std::to_string(id));
+  return fs_->WriteFileAtomic(JoinPath(dir_, "LATEST"), std::to_string(id));  // durable, as above
 }
 
 Status IdFileDirectory::Delete(int64_t id) const { return fs_->DeleteFile(Path(id)); }
