@@ -263,38 +263,32 @@ class LocalFileSystem final : public FileSystem {
   }
 
   Status WriteFileAtomic(const std::string& path, std::string_view data) override {
-    std::string tmp = TempName(path);
-    {
-      TIDE_ASSIGN_OR_RETURN(auto file, NewWritableFile(tmp));
-      Status s = file->Append(data);
-      if (s.ok()) s = file->Close();
-      if (!s.ok()) {
-        DeleteFile(tmp).IgnoreError();
-        return s;
-      }
-    }
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-      int err = errno;
-      DeleteFile(tmp).IgnoreError();
-      return ErrnoStatus("rename to", path, err);
-    }
+    TIDE_RETURN_IF_ERROR(MakeDirs(std::string(DirName(path))));
+    TIDE_RETURN_IF_ERROR(ReplaceFile(path, data, /*sync=*/true));
     return FsyncDir(std::string(DirName(path)));
   }
 
   Status WriteHintFile(const std::string& path, std::string_view data) override {
+    return ReplaceFile(path, data, /*sync=*/false);
+  }
+
+  friend class FileSystem;
+  static std::string MakeTempName(const std::string& path) { return TempName(path); }
+
+ private:
+  // `data` in a temporary file beside `path` (fsynced with `sync`), then renamed over `path`; on
+  // failure the temporary file is removed.
+  Status ReplaceFile(const std::string& path, std::string_view data, bool sync) {
     std::string tmp = TempName(path);
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return ErrnoStatus("create", tmp, errno);
-    LocalWritableFile file(tmp, fd, /*sync=*/false);
+    LocalWritableFile file(tmp, fd, sync);
     Status s = file.Append(data);
     if (s.ok()) s = file.Close();
     if (s.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) s = ErrnoStatus("rename to", path, errno);
     if (!s.ok()) DeleteFile(tmp).IgnoreError();
     return s;
   }
-
-  friend class FileSystem;
-  static std::string MakeTempName(const std::string& path) { return TempName(path); }
 };
 
 }  // namespace

@@ -318,11 +318,14 @@ bool SnapshotCopy::Push(CopyBatch batch, std::vector<Row>* spare) {
   if (cancelled_) return false;
   queue_.push_back(std::move(batch));
   not_empty_.notify_one();
-  if (!recycled_.empty()) {
-    *spare = std::move(recycled_.back());
-    recycled_.pop_back();
-  }
+  TakeSpareLocked(spare);
   return true;
+}
+
+void SnapshotCopy::TakeSpareLocked(std::vector<Row>* spare) {
+  if (recycled_.empty()) return;
+  *spare = std::move(recycled_.back());
+  recycled_.pop_back();
 }
 
 void SnapshotCopy::Recycle(CopyBatch batch) {
@@ -380,10 +383,7 @@ Status SnapshotCopy::RunTask(PgConnection* conn, const Task& task) {
     // A spare left by an earlier range or handed back by the consumer: without it each range would
     // add a batch to those in circulation, and the pool would overflow and free on the consumer.
     std::lock_guard<std::mutex> lock(mu_);
-    if (!recycled_.empty()) {
-      rows = std::move(recycled_.back());
-      recycled_.pop_back();
-    }
+    TakeSpareLocked(&rows);
   }
   size_t filled = 0;
   size_t batch_bytes = 0;

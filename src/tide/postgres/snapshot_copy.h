@@ -121,6 +121,8 @@ class SnapshotCopy {
   Status RunTask(PgConnection* conn, const Task& task);
   // Queues a batch; false when cancelled. Hands a recycled row vector (if any) to `*spare`.
   bool Push(CopyBatch batch, std::vector<Row>* spare);
+  // Moves a recycled row vector (if any) into `*spare`. REQUIRES: mu_ held.
+  void TakeSpareLocked(std::vector<Row>* spare);
   void Fail(Status status);
 
   SnapshotCopyOptions options_;
